@@ -1,0 +1,254 @@
+//! `boot`: a built kernel in QEMU (TCG) with a busybox initramfs that loads the built modules.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+
+use crate::ctx::{Arch, Ctx, Mode};
+use crate::kernel;
+use crate::run::{spawn_logged, tail, Lock};
+use crate::warn::{self, Console};
+
+const DONE: &str = "overflow-harness: done";
+const DMESG_BEGIN: &str = "overflow-harness: dmesg begin";
+const DMESG_END: &str = "overflow-harness: dmesg end";
+
+#[derive(clap::Args, Default, Clone)]
+pub struct Args {
+    #[arg(long, value_enum, default_value_t)]
+    pub arch: Arch,
+    #[arg(long, value_enum, default_value_t)]
+    pub mode: Mode,
+    /// Extra kernel command-line parameters (repeatable), e.g. `panic_on_warn=1`.
+    #[arg(long = "cmdline")]
+    pub cmdline: Vec<String>,
+    /// The boot is expected to end in a kernel panic (e.g. with `panic_on_warn=1`).
+    #[arg(long)]
+    pub expect_panic: bool,
+    /// Seconds before QEMU is killed.
+    #[arg(long, default_value_t = 300)]
+    pub timeout: u64,
+}
+
+pub struct Boot {
+    pub console_log: PathBuf,
+    pub console: Console,
+    /// The kernel log as `dmesg` printed it from userspace (empty if it never got there).
+    pub dmesg: String,
+}
+
+impl Boot {
+    pub fn summary(&self) -> String {
+        let mut out = format!("console log: {}\n", self.console_log.display());
+        out += &format!("{} WARN report(s)\n", self.console.warns.len());
+        for (i, w) in self.console.warns.iter().enumerate() {
+            out += &format!(
+                "  #{}: {} {} (at {}, CPU#{}{})\n",
+                i + 1,
+                w.site(),
+                w.message.as_deref().unwrap_or("(no overflow message)"),
+                w.caller.as_deref().unwrap_or("?"),
+                w.cpu.map_or("?".into(), |c| c.to_string()),
+                if w.complete {
+                    ""
+                } else {
+                    ", no end-of-trace marker"
+                },
+            );
+        }
+        if let Some(reason) = &self.console.panic {
+            out += &format!("kernel panic: {reason}\n");
+        }
+        out
+    }
+}
+
+fn init_script() -> String {
+    format!(
+        r#"#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+echo "overflow-harness: userspace up"
+for m in /modules/*.ko; do
+    [ -e "$m" ] || continue
+    echo "overflow-harness: insmod ${{m##*/}}"
+    insmod "$m" || echo "overflow-harness: insmod ${{m##*/}} failed"
+done
+echo "{DMESG_BEGIN}"
+dmesg
+echo "{DMESG_END}"
+echo "{DONE}"
+reboot -f
+"#
+    )
+}
+
+/// The loadable modules of a build directory, sorted by name.
+fn modules(out: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![out.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "ko") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
+    found
+}
+
+/// Writes a newc initramfs with busybox, `/init` and the modules.
+fn initramfs(ctx: &Ctx, arch: Arch, out: &Path, dir: &Path) -> Result<PathBuf> {
+    let root = dir.join("initramfs");
+    let _ = fs::remove_dir_all(&root);
+    for sub in ["bin", "modules", "proc", "sys", "dev", "tmp"] {
+        fs::create_dir_all(root.join(sub))?;
+    }
+    let busybox = ctx.busybox(arch);
+    fs::copy(&busybox, root.join("bin/busybox"))
+        .with_context(|| format!("copying {}; run `setup`", busybox.display()))?;
+    fs::write(root.join("init"), init_script())?;
+    fs::set_permissions(root.join("init"), fs::Permissions::from_mode(0o755))?;
+    for module in modules(out) {
+        fs::copy(
+            &module,
+            root.join("modules").join(module.file_name().unwrap()),
+        )?;
+    }
+
+    let mut entries = Vec::new();
+    let mut dirs = vec![PathBuf::new()];
+    while let Some(rel) = dirs.pop() {
+        for entry in fs::read_dir(root.join(&rel))?.flatten() {
+            let rel = rel.join(entry.file_name());
+            if entry.file_type()?.is_dir() {
+                dirs.push(rel.clone());
+            }
+            entries.push(rel);
+        }
+    }
+    entries.sort();
+    let cpio = dir.join("initramfs.cpio");
+    let mut child = Command::new("cpio")
+        .args(["--quiet", "-o", "-H", "newc", "-R", "0:0"])
+        .current_dir(&root)
+        .stdin(Stdio::piped())
+        .stdout(File::create(&cpio)?)
+        .spawn()
+        .context("running cpio; run `setup`")?;
+    let mut stdin = child.stdin.take().unwrap();
+    for e in &entries {
+        writeln!(stdin, "{}", e.display())?;
+    }
+    drop(stdin);
+    if !child.wait()?.success() {
+        bail!("cpio failed to write {}", cpio.display());
+    }
+    Ok(cpio)
+}
+
+fn qemu(arch: Arch, image: &Path, initrd: &Path, cmdline: &str) -> Command {
+    let mut cmd = match arch {
+        Arch::X86_64 => Command::new("qemu-system-x86_64"),
+        Arch::Arm64 => {
+            let mut cmd = Command::new("qemu-system-aarch64");
+            cmd.args(["-machine", "virt", "-cpu", "max"]);
+            cmd
+        }
+    };
+    cmd.args([
+        "-accel",
+        "tcg",
+        "-m",
+        "1024",
+        "-smp",
+        "2",
+        "-nographic",
+        "-no-reboot",
+    ])
+    .arg("-kernel")
+    .arg(image)
+    .arg("-initrd")
+    .arg(initrd)
+    .args(["-append", cmdline]);
+    cmd
+}
+
+pub fn run(ctx: &Ctx, args: &Args) -> Result<Boot> {
+    let out = kernel::completed_build(ctx, args.arch, args.mode)?;
+    let dir = ctx.boot_dir(args.arch, args.mode);
+    fs::create_dir_all(&dir)?;
+    let _lock = Lock::acquire(&ctx.heavy_lock())?;
+    let initrd = initramfs(ctx, args.arch, &out, &dir)?;
+    let console = match args.arch {
+        Arch::X86_64 => "console=ttyS0",
+        Arch::Arm64 => "console=ttyAMA0",
+    };
+    let mut cmdline = vec![console.to_string(), "panic=-1".into()];
+    cmdline.extend(args.cmdline.iter().cloned());
+    let mut cmd = qemu(
+        args.arch,
+        &out.join(args.arch.image()),
+        &initrd,
+        &cmdline.join(" "),
+    );
+
+    let label = format!("boot-{}-{}", args.arch, args.mode);
+    let log = ctx.log(&label)?;
+    let status = spawn_logged(&mut cmd, &format!("QEMU {}", args.arch), &log, Duration::from_secs(args.timeout))
+        .with_context(|| {
+            format!("the kernel did not finish booting; if the log is empty, QEMU or the kernel's console is broken ({})", log.display())
+        })?;
+    let text = fs::read_to_string(&log).unwrap_or_default();
+    let dmesg = text
+        .split_once(DMESG_BEGIN)
+        .and_then(|(_, rest)| rest.split_once(DMESG_END))
+        .map(|(d, _)| d.trim().to_string())
+        .unwrap_or_default();
+    // Parse what userspace's dmesg printed if it got that far, else the live console.
+    let console = warn::parse(if dmesg.is_empty() { &text } else { &dmesg });
+    let boot = Boot {
+        console_log: log.clone(),
+        console,
+        dmesg,
+    };
+    fs::write(
+        dir.join("warns.json"),
+        serde_json::to_string_pretty(&boot.console)?,
+    )?;
+    eprint!("{}", boot.summary());
+
+    match (&boot.console.panic, args.expect_panic) {
+        (Some(reason), false) => bail!(
+            "unexpected kernel panic: {reason}\nConsole log: {}",
+            log.display()
+        ),
+        (None, true) => bail!(
+            "expected a kernel panic, but the boot ended without one; console log: {}",
+            log.display()
+        ),
+        (Some(_), true) => return Ok(boot),
+        (None, false) => {}
+    }
+    if !status.success() || !text.contains(DONE) {
+        bail!(
+            "the boot did not reach `{DONE}` ({status}); last console lines:\n{}\nConsole log: {}",
+            tail(&log, 15),
+            log.display()
+        );
+    }
+    Ok(boot)
+}

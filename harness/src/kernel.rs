@@ -1,0 +1,272 @@
+//! `tree` and `build`: the Linux 7.2 work tree and kernel builds per architecture and mode.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+
+use crate::ctx::{Arch, Ctx, Mode};
+use crate::patches;
+use crate::run::{capture, run_logged, Lock};
+use crate::setup;
+
+const MAKE_TIMEOUT: Duration = Duration::from_secs(75 * 60);
+/// Written into a build directory once `make` succeeded for the tree's HEAD and configuration.
+const COMPLETE: &str = ".overflow-harness-complete";
+
+#[derive(clap::Args, Default)]
+pub struct TreeArgs {}
+
+pub fn tree(ctx: &Ctx, _args: &TreeArgs) -> Result<PathBuf> {
+    let src = ctx.linux_src();
+    let _lock = Lock::acquire(&ctx.heavy_lock())?;
+    if !src.join(".git").exists() {
+        unpack(ctx, &src)?;
+    }
+    patches::sync(ctx, &src, &ctx.repo.join("patches/linux"))?;
+    Ok(src)
+}
+
+fn unpack(ctx: &Ctx, src: &Path) -> Result<()> {
+    let deb = setup::linux_deb_path(ctx)?;
+    let tmp = ctx.work.join("linux/unpack.tmp");
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir_all(&tmp)?;
+    let log = ctx.log("linux-unpack")?;
+    let mut cmd = Command::new("dpkg-deb");
+    cmd.arg("-x").arg(&deb).arg(tmp.join("deb"));
+    run_logged(cmd, "dpkg-deb -x", &log, Duration::from_secs(600))?;
+    let tarball = fs::read_dir(tmp.join("deb/usr/src"))?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".tar.xz"))
+        .with_context(|| format!("{} holds no linux-source tarball", deb.display()))?;
+    let mut cmd = Command::new("tar");
+    cmd.arg("-C").arg(&tmp).arg("-xf").arg(&tarball);
+    run_logged(cmd, "tar -x", &log, Duration::from_secs(900))?;
+    let top = fs::read_dir(&tmp)?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("linux-source"))
+        })
+        .context("the tarball has no linux-source-* directory")?;
+
+    let makefile =
+        fs::read_to_string(top.join("Makefile")).context("the tarball has no Makefile")?;
+    let field = |name: &str| {
+        makefile
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix(name)?
+                    .trim()
+                    .strip_prefix('=')
+                    .map(|v| v.trim().to_string())
+            })
+            .unwrap_or_default()
+    };
+    let version = format!(
+        "{}.{}.{}",
+        field("VERSION"),
+        field("PATCHLEVEL"),
+        field("SUBLEVEL")
+    );
+    if !version.starts_with("7.2.") {
+        bail!("{} contains Linux {version}, but the series is for Linux 7.2; pass a linux-source-7.2 package", deb.display());
+    }
+
+    // Debian's .gitignore ignores every top-level entry; new files must show up in git status.
+    let gitignore = top.join(".gitignore");
+    let text = fs::read_to_string(&gitignore).unwrap_or_default();
+    if let Some(start) = text.find("#\n# Debian packaging") {
+        fs::write(&gitignore, &text[..start])?;
+    }
+    let deb_name = deb.file_name().unwrap().to_string_lossy();
+    patches::init_pristine(
+        ctx,
+        &top,
+        &format!(
+            "Linux {version} from {deb_name}\n\nDebian's top-level ignore-everything block is \
+             dropped from .gitignore so that new files show up in git status."
+        ),
+    )?;
+    fs::rename(&top, src)?;
+    fs::remove_dir_all(&tmp)?;
+    Ok(())
+}
+
+#[derive(clap::Args, Default, Clone)]
+pub struct BuildArgs {
+    #[arg(long, value_enum, default_value_t)]
+    pub arch: Arch,
+    #[arg(long, value_enum, default_value_t)]
+    pub mode: Mode,
+}
+
+/// Whether the tree defines a Kconfig symbol (e.g. whether the series provides report mode).
+pub fn has_kconfig(src: &Path, symbol: &str) -> bool {
+    let needle = format!("config {symbol}\n");
+    [
+        "lib/Kconfig.debug",
+        "init/Kconfig",
+        "samples/rust/Kconfig",
+        "rust/kernel/Kconfig.test",
+    ]
+    .iter()
+    .any(|f| fs::read_to_string(src.join(f)).is_ok_and(|t| t.contains(&needle)))
+}
+
+/// The toolchain the kernel is built with: the last one `toolchain` installed.
+pub fn current_toolchain(ctx: &Ctx) -> Result<PathBuf> {
+    let link = ctx.toolchain_current();
+    let dir = fs::canonicalize(&link)
+        .with_context(|| format!("{} is missing; run `toolchain` first", link.display()))?;
+    if !dir.join(".complete").exists() {
+        bail!(
+            "{} is not a complete toolchain; run `toolchain` again",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+fn head(src: &Path) -> Result<String> {
+    let mut cmd = patches::git(src);
+    cmd.args(["rev-parse", "HEAD"]);
+    Ok(capture(cmd, Duration::from_secs(60))?.trim().to_string())
+}
+
+/// The configuration fragment for a build, from `configs/kernel/` and the mode.
+fn fragment(ctx: &Ctx, arch: Arch, mode: Mode) -> Result<String> {
+    let dir = ctx.repo.join("configs/kernel");
+    let mut text = String::new();
+    let mut files = vec!["base.config".to_string(), format!("{arch}.config")];
+    if mode == Mode::Report {
+        files.push("demo-report.config".into());
+    }
+    for name in files {
+        let path = dir.join(&name);
+        text +=
+            &fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    }
+    text += mode.kconfig();
+    Ok(text)
+}
+
+/// The `CONFIG_*` settings a fragment asks for that `.config` does not have.
+pub fn missing_options(fragment: &str, config: &str) -> Vec<String> {
+    let set: std::collections::HashSet<&str> = config.lines().collect();
+    fragment
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("CONFIG_") || l.starts_with("# CONFIG_"))
+        .filter(|wanted| {
+            if let Some(name) = wanted
+                .strip_prefix("# ")
+                .and_then(|l| l.strip_suffix(" is not set"))
+            {
+                // Unset also holds when the option does not exist.
+                config.lines().any(|l| l.starts_with(&format!("{name}=")))
+            } else {
+                !set.contains(wanted)
+            }
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Configures and builds the kernel; returns the build directory.
+pub fn build(ctx: &Ctx, args: &BuildArgs) -> Result<PathBuf> {
+    let src = ctx.linux_src();
+    if !src.join(".git").exists() {
+        bail!("{} does not exist; run `tree` first", src.display());
+    }
+    let toolchain = current_toolchain(ctx)?;
+    if args.mode == Mode::Report && !has_kconfig(&src, "RUST_OVERFLOW_REPORT") {
+        bail!("the tree has no CONFIG_RUST_OVERFLOW_REPORT: patches/linux does not provide report mode yet; build with --mode panic");
+    }
+    let out = ctx.build_dir(args.arch, args.mode);
+    fs::create_dir_all(&out)?;
+    let _lock = Lock::acquire(&ctx.heavy_lock())?;
+    let _ = fs::remove_file(out.join(COMPLETE));
+
+    let make = |targets: &[&str]| {
+        let mut cmd = Command::new("make");
+        cmd.arg("-C")
+            .arg(&src)
+            .arg(format!("O={}", out.display()))
+            .arg(format!("ARCH={}", args.arch.kernel_arch()))
+            .args(ctx.make_vars(&toolchain))
+            .arg(format!(
+                "-j{}",
+                std::thread::available_parallelism().map_or(2, |n| n.get())
+            ))
+            .args(targets);
+        cmd
+    };
+    let label = format!("build-{}-{}", args.arch, args.mode);
+    let log = ctx.log(&label)?;
+
+    let wanted = fragment(ctx, args.arch, args.mode)?;
+    fs::write(out.join(".config"), &wanted)?;
+    run_logged(
+        make(&["olddefconfig"]),
+        "make olddefconfig",
+        &log,
+        MAKE_TIMEOUT,
+    )?;
+    let config = fs::read_to_string(out.join(".config"))?;
+    let missing = missing_options(&wanted, &config);
+    if !missing.is_empty() {
+        bail!(
+            "the kernel configuration does not have {} (a dependency is missing or the toolchain \
+             lacks a feature; see `make O={} menuconfig` and {})",
+            missing.join(", "),
+            out.display(),
+            log.display()
+        );
+    }
+    run_logged(
+        make(&["all"]),
+        &format!("make ({} {})", args.arch, args.mode),
+        &log,
+        MAKE_TIMEOUT,
+    )?;
+    fs::write(
+        out.join(COMPLETE),
+        format!("{}\n{}\n", head(&src)?, toolchain.display()),
+    )?;
+    Ok(out)
+}
+
+/// The build directory, if its last build succeeded for the tree's current HEAD.
+pub fn completed_build(ctx: &Ctx, arch: Arch, mode: Mode) -> Result<PathBuf> {
+    let out = ctx.build_dir(arch, mode);
+    let marker = fs::read_to_string(out.join(COMPLETE)).unwrap_or_default();
+    let head = head(&ctx.linux_src())?;
+    if marker.lines().next() != Some(head.as_str()) {
+        bail!(
+            "no complete {arch} {mode} build of the tree's HEAD in {}; run `build --arch {arch} --mode {mode}`",
+            out.display()
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing_options;
+
+    #[test]
+    fn missing_options_reports_unset_and_wrongly_set() {
+        let fragment = "CONFIG_A=y\nCONFIG_B=m\n# CONFIG_C is not set\n# CONFIG_D is not set\n";
+        let config = "CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C=y\n";
+        assert_eq!(
+            missing_options(fragment, config),
+            ["CONFIG_B=m", "# CONFIG_C is not set"]
+        );
+    }
+}

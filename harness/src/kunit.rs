@@ -1,0 +1,210 @@
+//! `kunit`: the tree's kunit.py with the patched toolchain, and a summary of its `--json`.
+
+use std::fs;
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+
+use crate::ctx::{Arch, Ctx, Mode};
+use crate::kernel;
+use crate::run::{spawn_logged, tail, Lock};
+
+const TIMEOUT: Duration = Duration::from_secs(75 * 60);
+
+#[derive(clap::Args, Default, Clone)]
+pub struct Args {
+    #[arg(long, value_enum, default_value_t)]
+    pub arch: Arch,
+    #[arg(long, value_enum, default_value_t)]
+    pub mode: Mode,
+}
+
+/// A KUnit JSON group as `tools/testing/kunit/kunit_json.py` writes it.
+#[derive(Debug, Deserialize)]
+struct Group {
+    name: String,
+    #[serde(default)]
+    sub_groups: Vec<Group>,
+    #[serde(default)]
+    test_cases: Vec<Case>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Case {
+    name: String,
+    status: String,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Suite {
+    pub name: String,
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+    /// `suite.case` of every test that did not pass or skip.
+    pub failures: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JsonError {
+    #[error("kunit.py's JSON is malformed: {0}")]
+    Malformed(#[from] serde_json::Error),
+    #[error("kunit.py's JSON has no test suites (did the kernel boot and run KUnit?)")]
+    NoSuites,
+}
+
+fn count(group: &Group, path: &str, suite: &mut Suite) {
+    for case in &group.test_cases {
+        match case.status.as_str() {
+            "PASS" => suite.passed += 1,
+            "SKIP" => suite.skipped += 1,
+            _ => {
+                suite.failed += 1;
+                suite
+                    .failures
+                    .push(format!("{path}.{} ({})", case.name, case.status));
+            }
+        }
+    }
+    for sub in &group.sub_groups {
+        count(sub, &format!("{path}.{}", sub.name), suite);
+    }
+}
+
+/// Per-suite counts from kunit.py's `--json` output.
+pub fn parse_json(text: &str) -> Result<Vec<Suite>, JsonError> {
+    let root: Group = serde_json::from_str(text)?;
+    let suites: Vec<Suite> = root
+        .sub_groups
+        .iter()
+        .map(|g| {
+            let mut suite = Suite {
+                name: g.name.clone(),
+                ..Suite::default()
+            };
+            count(g, &g.name, &mut suite);
+            suite
+        })
+        .collect();
+    if suites.is_empty() {
+        return Err(JsonError::NoSuites);
+    }
+    Ok(suites)
+}
+
+pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
+    let src = ctx.linux_src();
+    let toolchain = kernel::current_toolchain(ctx)?;
+    if args.mode == Mode::Report && !kernel::has_kconfig(&src, "RUST_OVERFLOW_REPORT") {
+        bail!("the tree has no CONFIG_RUST_OVERFLOW_REPORT: patches/linux does not provide report mode yet; use --mode panic");
+    }
+    let dir = ctx.kunit_dir(args.arch, args.mode);
+    fs::create_dir_all(&dir)?;
+    let json = dir.join("results.json");
+    let _ = fs::remove_file(&json);
+    let configs = ctx.repo.join("configs");
+
+    let mut cmd = Command::new("python3");
+    cmd.current_dir(&src)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .args(["tools/testing/kunit/kunit.py", "run"])
+        .arg(format!("--arch={}", args.arch.kernel_arch()))
+        .arg(format!("--build_dir={}", dir.display()))
+        .arg(format!(
+            "--jobs={}",
+            std::thread::available_parallelism().map_or(2, |n| n.get())
+        ))
+        .arg("--timeout=1200")
+        .arg(format!("--json={}", json.display()))
+        .arg(format!(
+            "--kunitconfig={}",
+            configs.join("kunit/rust.kunitconfig").display()
+        ));
+    if kernel::has_kconfig(&src, "RUST_OVERFLOW_REPORT_KUNIT_TEST") && args.mode == Mode::Report {
+        cmd.arg(format!(
+            "--kunitconfig={}",
+            configs.join("kunit/overflow-report.kunitconfig").display()
+        ));
+    }
+    for line in args.mode.kconfig().lines() {
+        if let Some(set) = line.strip_prefix("CONFIG_") {
+            cmd.arg(format!("--kconfig_add=CONFIG_{set}"));
+        } else if let Some(name) = line
+            .strip_prefix("# ")
+            .and_then(|l| l.strip_suffix(" is not set"))
+        {
+            cmd.arg(format!("--kconfig_add={name}=n"));
+        }
+    }
+    if args.arch == Arch::X86_64 {
+        // The stock x86_64 configuration boots with qboot, which hangs silently under TCG with
+        // Debian's QEMU 7.2; this one uses SeaBIOS.
+        cmd.arg(format!(
+            "--qemu_config={}",
+            configs.join("qemu/x86_64.py").display()
+        ));
+    }
+    for var in ctx.make_vars(&toolchain) {
+        cmd.arg(format!("--make_options={var}"));
+    }
+
+    let _lock = Lock::acquire(&ctx.heavy_lock())?;
+    let label = format!("kunit-{}-{}", args.arch, args.mode);
+    let log = ctx.log(&label)?;
+    let status = spawn_logged(&mut cmd, &format!("kunit.py {}", args.arch), &log, TIMEOUT)?;
+    let text = fs::read_to_string(&json).with_context(|| {
+        format!(
+            "kunit.py wrote no results ({status}); it failed before the tests ran.\nLast lines:\n{}\nFull log: {}",
+            tail(&log, 20),
+            log.display()
+        )
+    })?;
+    let suites = parse_json(&text).with_context(|| format!("reading {}", json.display()))?;
+    for s in &suites {
+        eprintln!(
+            "  {:<40} {:>4} passed {:>3} failed {:>3} skipped",
+            s.name, s.passed, s.failed, s.skipped
+        );
+        for f in &s.failures {
+            eprintln!("    FAILED {f}");
+        }
+    }
+    if !status.success() && suites.iter().all(|s| s.failed == 0) {
+        bail!(
+            "kunit.py failed ({status}) although no test failed; see {}",
+            log.display()
+        );
+    }
+    Ok(suites)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_nested_groups_and_failures() {
+        let text = r#"{"name": "KUnit Test Group", "sub_groups": [
+            {"name": "a", "test_cases": [{"name": "x", "status": "PASS"}, {"name": "y", "status": "FAIL"}],
+             "sub_groups": [{"name": "p", "test_cases": [{"name": "q", "status": "SKIP"}], "sub_groups": []}]},
+            {"name": "b", "test_cases": [{"name": "z", "status": "ERROR"}], "sub_groups": []}],
+            "test_cases": []}"#;
+        let suites = parse_json(text).unwrap();
+        assert_eq!(suites.len(), 2);
+        assert_eq!(
+            (suites[0].passed, suites[0].failed, suites[0].skipped),
+            (1, 1, 1)
+        );
+        assert_eq!(suites[0].failures, ["a.y (FAIL)"]);
+        assert_eq!(suites[1].failures, ["b.z (ERROR)"]);
+    }
+
+    #[test]
+    fn no_suites_is_an_error() {
+        let text = r#"{"name": "KUnit Test Group", "sub_groups": [], "test_cases": []}"#;
+        assert!(matches!(parse_json(text), Err(JsonError::NoSuites)));
+        assert!(matches!(parse_json("{"), Err(JsonError::Malformed(_))));
+    }
+}

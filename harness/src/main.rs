@@ -1,0 +1,122 @@
+//! overflow-harness: from a fresh Debian 12 machine to a rustc with `-Coverflow-checks=report`,
+//! a Linux 7.2 tree with the overflow-report series, QEMU boots and KUnit results.
+
+mod boot;
+mod conformance;
+mod ctx;
+mod kernel;
+mod kunit;
+mod patches;
+mod run;
+mod setup;
+mod test;
+mod toolchain;
+mod warn;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+use crate::ctx::{Arch, Ctx, Mode};
+
+#[derive(Parser)]
+#[command(version, about, long_about = None)]
+struct Cli {
+    /// Where sources, builds, toolchains and logs live (kept between runs).
+    #[arg(
+        long,
+        env = "OVERFLOW_HARNESS_DIR",
+        default_value = "/var/tmp/overflow-harness",
+        global = true
+    )]
+    work_dir: PathBuf,
+
+    /// The linux-source-7.2 package to use instead of downloading it from Debian sid.
+    #[arg(long, env = "OVERFLOW_HARNESS_LINUX_DEB", global = true)]
+    linux_deb: Option<PathBuf>,
+
+    /// SHA256SUMS file that `--linux-deb` must match (default: SHA256SUMS next to the .deb).
+    #[arg(long, env = "OVERFLOW_HARNESS_LINUX_SHA256SUMS", global = true)]
+    linux_sha256sums: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Install the Debian packages, linux-source-7.2, arm64 busybox and bindgen (idempotent).
+    Setup,
+    /// Build the patched rustc (stage1 rustc, std, rustdoc) and print its directory.
+    Toolchain(toolchain::Args),
+    /// Unpack Linux 7.2 as a git repository and apply patches/linux/series.
+    Tree(kernel::TreeArgs),
+    /// Write the kernel and rustc work trees' commits back to patches/linux and patches/rust.
+    Export,
+    /// Configure and build the kernel for one architecture and overflow-checks mode.
+    Build(kernel::BuildArgs),
+    /// Boot the built kernel in QEMU, load its modules, and extract WARN reports.
+    Boot(boot::Args),
+    /// Run the tree's kunit.py with the patched toolchain and summarise the results.
+    Kunit(kunit::Args),
+    /// Run the compiler conformance programs with the patched toolchain.
+    Conformance,
+    /// The test command: cargo test, conformance, KUnit on x86_64 and arm64, the demo boot.
+    Test(test::Args),
+    /// Setup, toolchain, tree, build x86_64 in report mode, boot, show the WARN reports.
+    Demo,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<()> {
+    let ctx = Ctx::new(cli.work_dir, cli.linux_deb, cli.linux_sha256sums)?;
+    match cli.command {
+        Command::Setup => setup::run(&ctx),
+        Command::Toolchain(args) => {
+            let dir = toolchain::run(&ctx, &args)?;
+            println!("{}", dir.display());
+            Ok(())
+        }
+        Command::Tree(args) => kernel::tree(&ctx, &args).map(|_| ()),
+        Command::Export => patches::export_all(&ctx),
+        Command::Build(args) => kernel::build(&ctx, &args).map(|_| ()),
+        Command::Boot(args) => boot::run(&ctx, &args).map(|_| ()),
+        Command::Kunit(args) => kunit::run(&ctx, &args).map(|_| ()),
+        Command::Conformance => conformance::run(&ctx).map(|_| ()),
+        Command::Test(args) => test::run(&ctx, &args),
+        Command::Demo => demo(&ctx),
+    }
+}
+
+fn demo(ctx: &Ctx) -> Result<()> {
+    setup::run(ctx)?;
+    toolchain::run(ctx, &toolchain::Args::default())?;
+    kernel::tree(ctx, &kernel::TreeArgs::default())?;
+    let build = kernel::BuildArgs {
+        arch: Arch::X86_64,
+        mode: Mode::Report,
+    };
+    kernel::build(ctx, &build)?;
+    let boot = boot::run(
+        ctx,
+        &boot::Args {
+            arch: Arch::X86_64,
+            mode: Mode::Report,
+            ..Default::default()
+        },
+    )?;
+    println!("{}", boot.summary());
+    Ok(())
+}

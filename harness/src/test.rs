@@ -1,0 +1,252 @@
+//! `test`: everything the toolchain and the series support, ending with `N passed, N failed`.
+
+use std::fs;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::boot;
+use crate::conformance;
+use crate::ctx::{Arch, Ctx, Mode};
+use crate::kernel::{self, BuildArgs, TreeArgs};
+use crate::kunit;
+use crate::run::{fmt_duration, spawn_logged};
+use crate::setup;
+use crate::toolchain;
+
+#[derive(clap::Args, Default)]
+pub struct Args {
+    /// Skip `setup` (for machines prepared by hand).
+    #[arg(long)]
+    pub no_setup: bool,
+    /// Only run KUnit on these architectures (default: x86_64 and arm64).
+    #[arg(long, value_enum)]
+    pub arch: Vec<Arch>,
+}
+
+/// One line of the final table.
+struct Outcome {
+    step: String,
+    passed: usize,
+    failed: usize,
+    note: String,
+}
+
+#[derive(Default)]
+struct Report {
+    outcomes: Vec<Outcome>,
+}
+
+impl Report {
+    fn add(&mut self, step: &str, passed: usize, failed: usize, note: impl Into<String>) {
+        let note = note.into();
+        eprintln!("== {step}: {passed} passed, {failed} failed {note}");
+        self.outcomes.push(Outcome {
+            step: step.into(),
+            passed,
+            failed,
+            note,
+        });
+    }
+
+    /// Records a step that could not produce results as one failure.
+    fn error(&mut self, step: &str, err: anyhow::Error) {
+        eprintln!("error in {step}: {err:#}");
+        self.add(step, 0, 1, format!("(error: {})", first_line(&err)));
+    }
+}
+
+fn first_line(err: &anyhow::Error) -> String {
+    format!("{err:#}")
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .take(120)
+        .collect()
+}
+
+pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
+    let start = Instant::now();
+    let mut report = Report::default();
+
+    match cargo_test(ctx) {
+        Ok((p, f)) => report.add("cargo test (harness)", p, f, ""),
+        Err(e) => report.error("cargo test (harness)", e),
+    }
+
+    if !args.no_setup {
+        setup::run(ctx).context("setup failed; nothing else can run")?;
+    }
+    let toolchain = toolchain::run(ctx, &toolchain::Args::default())
+        .context("the toolchain build failed; nothing else can run")?;
+    let report_mode = toolchain::supports_report(&toolchain);
+    if report_mode {
+        match conformance::run(ctx) {
+            Ok(s) => report.add("conformance (rustc)", s.passed, s.failed, ""),
+            Err(e) => report.error("conformance (rustc)", e),
+        }
+    } else {
+        report.add(
+            "conformance (rustc)",
+            0,
+            0,
+            "(skipped: the toolchain has no report mode yet)",
+        );
+    }
+
+    let src =
+        kernel::tree(ctx, &TreeArgs::default()).context("preparing the kernel tree failed")?;
+    let mode = if report_mode && kernel::has_kconfig(&src, "RUST_OVERFLOW_REPORT") {
+        Mode::Report
+    } else {
+        Mode::Panic
+    };
+    let arches = if args.arch.is_empty() {
+        vec![Arch::X86_64, Arch::Arm64]
+    } else {
+        args.arch.clone()
+    };
+    for arch in arches {
+        let step = format!("kunit {arch} {mode}");
+        match kunit::run(ctx, &kunit::Args { arch, mode }) {
+            Ok(suites) => {
+                for s in &suites {
+                    report.add(
+                        &format!("{step}: {}", s.name),
+                        s.passed,
+                        s.failed,
+                        format!("({} skipped)", s.skipped),
+                    );
+                }
+            }
+            Err(e) => report.error(&step, e),
+        }
+    }
+
+    if mode == Mode::Report && kernel::has_kconfig(&src, "SAMPLE_RUST_OVERFLOW_REPORT") {
+        match demo_boot(ctx, &src) {
+            Ok((p, f)) => report.add("demo boot x86_64 report", p, f, ""),
+            Err(e) => report.error("demo boot x86_64 report", e),
+        }
+    } else {
+        report.add(
+            "demo boot x86_64 report",
+            0,
+            0,
+            "(skipped: the series has no sample yet)",
+        );
+    }
+
+    eprintln!("\nSummary ({} in total):", fmt_duration(start.elapsed()));
+    for o in &report.outcomes {
+        eprintln!(
+            "  {:<60} {:>5} passed {:>3} failed {}",
+            o.step, o.passed, o.failed, o.note
+        );
+    }
+    let passed: usize = report.outcomes.iter().map(|o| o.passed).sum();
+    let failed: usize = report.outcomes.iter().map(|o| o.failed).sum();
+    println!("{passed} passed, {failed} failed");
+    if failed > 0 {
+        anyhow::bail!("{failed} check(s) failed");
+    }
+    Ok(())
+}
+
+/// Runs the harness's own tests; returns (passed, failed) from libtest's result lines.
+fn cargo_test(ctx: &Ctx) -> Result<(usize, usize)> {
+    let mut cmd = Command::new("cargo");
+    cmd.current_dir(&ctx.repo)
+        .args(["test", "--release", "--workspace"]);
+    let log = ctx.log("cargo-test")?;
+    let status = spawn_logged(&mut cmd, "cargo test", &log, Duration::from_secs(1800))?;
+    let text = fs::read_to_string(&log)?;
+    let (mut passed, mut failed) = (0, 0);
+    for line in text.lines().filter_map(|l| l.strip_prefix("test result: ")) {
+        let num = |word: &str| {
+            line.split(';')
+                .find_map(|part| {
+                    part.trim()
+                        .strip_suffix(word)?
+                        .trim()
+                        .rsplit(' ')
+                        .next()?
+                        .parse::<usize>()
+                        .ok()
+                })
+                .unwrap_or(0)
+        };
+        passed += num("passed");
+        failed += num("failed");
+    }
+    if !status.success() && failed == 0 {
+        failed = 1;
+    }
+    Ok((passed, failed))
+}
+
+/// Builds the x86_64 demo kernel, boots it, and checks the sample's report against its source.
+fn demo_boot(ctx: &Ctx, src: &std::path::Path) -> Result<(usize, usize)> {
+    kernel::build(
+        ctx,
+        &BuildArgs {
+            arch: Arch::X86_64,
+            mode: Mode::Report,
+        },
+    )?;
+    let boot = boot::run(
+        ctx,
+        &boot::Args {
+            arch: Arch::X86_64,
+            mode: Mode::Report,
+            ..Default::default()
+        },
+    )?;
+    let sample = "samples/rust/rust_overflow_report.rs";
+    let (line, column) = marked_site(&fs::read_to_string(src.join(sample))?)
+        .with_context(|| format!("{sample} has no `// OVERFLOW SITE` marker"))?;
+    let mut passed = 0;
+    let mut failed = 0;
+    let mut check = |ok: bool, what: String| {
+        if ok {
+            passed += 1;
+        } else {
+            failed += 1;
+            eprintln!("demo boot: FAILED: {what}");
+        }
+    };
+    let site = boot.console.expect_site(sample, line, column);
+    check(site.is_ok(), format!("{site:?}"));
+    let still_running = boot.dmesg.lines().any(|l| l.contains("still running"));
+    check(
+        still_running,
+        "the sample logged that it kept running".into(),
+    );
+    Ok((passed, failed))
+}
+
+/// The line and column of the `+` operand expression marked `// OVERFLOW SITE` in the sample:
+/// the column of the first non-blank character after `= ` on the marked line, 1-based.
+pub fn marked_site(source: &str) -> Option<(u32, u32)> {
+    source.lines().enumerate().find_map(|(i, l)| {
+        if !l.contains("// OVERFLOW SITE") {
+            return None;
+        }
+        let eq = l.find("= ")?;
+        let col = eq + 2 + l[eq + 2..].find(|c: char| !c.is_whitespace())?;
+        Some((i as u32 + 1, col as u32 + 1))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::marked_site;
+
+    #[test]
+    fn marked_site_is_the_expression_after_the_assignment() {
+        let src = "fn f() {\n    let x = a + b; // OVERFLOW SITE\n}\n";
+        assert_eq!(marked_site(src), Some((2, 13)));
+    }
+}

@@ -1,0 +1,235 @@
+//! Extracting WARN reports and panics from a kernel console log.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+/// One `WARNING:` report, from its header to its end-of-trace marker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WarnReport {
+    pub file: String,
+    pub line: u32,
+    /// The column, from a `file:line:column` in the report (overflow reports print one).
+    pub column: Option<u32>,
+    /// The overflow message (`attempt to add with overflow`, ...), if the report has one.
+    pub message: Option<String>,
+    /// The function the WARN points at, as `__warn()` prints it.
+    pub caller: Option<String>,
+    pub cpu: Option<u32>,
+    /// Whether a `cut here` line came right before the header.
+    pub cut_here: bool,
+    /// Whether the `---[ end trace ... ]---` marker closed the report.
+    pub complete: bool,
+}
+
+/// What a console log says about WARNs and panics.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+pub struct Console {
+    pub warns: Vec<WarnReport>,
+    /// The reason of a `Kernel panic - not syncing:` line.
+    pub panic: Option<String>,
+}
+
+/// A mismatch between an expected overflow site and the reports.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SiteError {
+    #[error("no WARN report for {0}")]
+    Missing(String),
+    #[error("{count} WARN reports for {site}, expected exactly one")]
+    Repeated { site: String, count: usize },
+    #[error("the report for {site} has no end-of-trace marker")]
+    Incomplete { site: String },
+}
+
+fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("valid regex"))
+}
+
+/// Removes the `[    1.234567]` timestamp (and a `[    T1]` caller id) printk puts in front.
+fn strip_prefix(line: &str) -> &str {
+    static PREFIX: OnceLock<Regex> = OnceLock::new();
+    let prefix = re(&PREFIX, r"^(?:\[\s*\d+\.\d+\]\s?)?(?:\[\s*[TC]\d+\]\s?)?");
+    let line = line.trim_end_matches('\r');
+    &line[prefix.find(line).map_or(0, |m| m.end())..]
+}
+
+/// Parses every WARN report and the panic reason out of a console log.
+pub fn parse(log: &str) -> Console {
+    static NEW: OnceLock<Regex> = OnceLock::new();
+    static OLD: OnceLock<Regex> = OnceLock::new();
+    static MESSAGE: OnceLock<Regex> = OnceLock::new();
+    // Linux 7.2: `WARNING: lib/foo.c:12 at func+0x1/0x2, CPU#0: swapper/0`.
+    let new = re(&NEW, r"^WARNING: (\S+):(\d+) at ([^,]+), CPU#(\d+)");
+    // Before: `WARNING: CPU: 0 PID: 1 at lib/foo.c:12 func+0x1/0x2`.
+    let old = re(&OLD, r"^WARNING: CPU: (\d+) PID: \d+ at (\S+):(\d+) (\S+)");
+    let message = re(&MESSAGE, r"attempt to [a-z ]+ with overflow");
+
+    let mut console = Console::default();
+    let mut current: Option<WarnReport> = None;
+    let mut prev = "";
+    for raw in log.lines() {
+        let line = strip_prefix(raw);
+        let header = new
+            .captures(line)
+            .map(|c| {
+                (
+                    c[1].to_string(),
+                    c[2].parse().ok(),
+                    c[3].to_string(),
+                    c[4].parse().ok(),
+                )
+            })
+            .or_else(|| {
+                old.captures(line).map(|c| {
+                    (
+                        c[2].to_string(),
+                        c[3].parse().ok(),
+                        c[4].to_string(),
+                        c[1].parse().ok(),
+                    )
+                })
+            });
+        if let Some((file, Some(line_no), caller, cpu)) = header {
+            console.warns.extend(current.take());
+            current = Some(WarnReport {
+                file,
+                line: line_no,
+                column: None,
+                message: None,
+                caller: Some(caller.trim().to_string()),
+                cpu,
+                cut_here: prev.contains("[ cut here ]"),
+                complete: false,
+            });
+        } else if let Some(report) = current.as_mut() {
+            if line.starts_with("---[ end trace") {
+                report.complete = true;
+                console.warns.extend(current.take());
+            } else {
+                if report.message.is_none() {
+                    report.message = message.find(line).map(|m| m.as_str().to_string());
+                }
+                if report.column.is_none() {
+                    let site = format!("{}:{}:", report.file, report.line);
+                    if let Some(pos) = line.find(&site) {
+                        let digits: String = line[pos + site.len()..]
+                            .chars()
+                            .take_while(char::is_ascii_digit)
+                            .collect();
+                        report.column = digits.parse().ok();
+                    }
+                }
+            }
+        }
+        if let Some(reason) = line.strip_prefix("Kernel panic - not syncing: ") {
+            console
+                .panic
+                .get_or_insert_with(|| reason.trim().to_string());
+        }
+        prev = line;
+    }
+    console.warns.extend(current);
+    console
+}
+
+impl Console {
+    /// Checks that exactly one complete report names `file:line:column`.
+    pub fn expect_site(
+        &self,
+        file: &str,
+        line: u32,
+        column: u32,
+    ) -> Result<&WarnReport, SiteError> {
+        let site = format!("{file}:{line}:{column}");
+        let hits: Vec<&WarnReport> = self
+            .warns
+            .iter()
+            .filter(|w| w.file == file && w.line == line && w.column == Some(column))
+            .collect();
+        match hits.as_slice() {
+            [] => Err(SiteError::Missing(site)),
+            [one] if !one.complete => Err(SiteError::Incomplete { site }),
+            [one] => Ok(one),
+            many => Err(SiteError::Repeated {
+                site,
+                count: many.len(),
+            }),
+        }
+    }
+}
+
+impl WarnReport {
+    pub fn site(&self) -> String {
+        match self.column {
+            Some(col) => format!("{}:{}:{col}", self.file, self.line),
+            None => format!("{}:{}", self.file, self.line),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_new_style_header_with_column_and_message() {
+        let log = "\
+[    1.000000] ------------[ cut here ]------------
+[    1.000001] WARNING: samples/rust/rust_overflow_report.rs:25 at init+0x2c/0x60 [rust_overflow_report], CPU#1: insmod/60
+[    1.000002] rust: attempt to add with overflow at samples/rust/rust_overflow_report.rs:25:17
+[    1.000003] Modules linked in: rust_overflow_report(+)
+[    1.000004] ---[ end trace 0000000000000000 ]---
+";
+        let console = parse(log);
+        assert_eq!(console.panic, None);
+        let w = console
+            .expect_site("samples/rust/rust_overflow_report.rs", 25, 17)
+            .unwrap();
+        assert_eq!(w.message.as_deref(), Some("attempt to add with overflow"));
+        assert_eq!(w.cpu, Some(1));
+        assert!(w.cut_here && w.complete);
+        assert_eq!(
+            w.caller.as_deref(),
+            Some("init+0x2c/0x60 [rust_overflow_report]")
+        );
+    }
+
+    #[test]
+    fn parses_old_style_header_and_panic() {
+        let log = "\
+WARNING: CPU: 0 PID: 1 at lib/foo.c:12 foo+0x1/0x2
+---[ end trace 0000000000000000 ]---
+Kernel panic - not syncing: panic_on_warn set ...
+";
+        let console = parse(log);
+        assert_eq!(console.warns.len(), 1);
+        assert_eq!(console.warns[0].site(), "lib/foo.c:12");
+        assert!(!console.warns[0].cut_here);
+        assert_eq!(console.panic.as_deref(), Some("panic_on_warn set ..."));
+    }
+
+    #[test]
+    fn site_errors_are_typed() {
+        let log = "WARNING: a.rs:1 at f+0x0/0x1, CPU#0: sh/1\na.rs:1:5\n";
+        let console = parse(log);
+        assert_eq!(
+            console.expect_site("a.rs", 1, 5),
+            Err(SiteError::Incomplete {
+                site: "a.rs:1:5".into()
+            })
+        );
+        assert_eq!(
+            console.expect_site("a.rs", 2, 5),
+            Err(SiteError::Missing("a.rs:2:5".into()))
+        );
+        let twice = format!("{log}---[ end trace 0 ]---\n{log}---[ end trace 0 ]---\n");
+        assert_eq!(
+            parse(&twice).expect_site("a.rs", 1, 5),
+            Err(SiteError::Repeated {
+                site: "a.rs:1:5".into(),
+                count: 2
+            })
+        );
+    }
+}
