@@ -53,8 +53,12 @@ enum Command {
     Toolchain(toolchain::Args),
     /// Unpack Linux 7.2 as a git repository and apply patches/linux/series.
     Tree(kernel::TreeArgs),
-    /// Write the kernel and rustc work trees' commits back to patches/linux and patches/rust.
-    Export,
+    /// Write the work trees' commits back to patches/linux and patches/rust.
+    Export {
+        /// Only this tree (default: both that exist).
+        #[arg(value_enum)]
+        only: Option<patches::Which>,
+    },
     /// Configure and build the kernel for one architecture and overflow-checks mode.
     Build(kernel::BuildArgs),
     /// Boot the built kernel in QEMU, load its modules, and extract WARN reports.
@@ -90,7 +94,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Tree(args) => kernel::tree(&ctx, &args).map(|_| ()),
-        Command::Export => patches::export_all(&ctx),
+        Command::Export { only } => patches::export_all(&ctx, only),
         Command::Build(args) => kernel::build(&ctx, &args).map(|_| ()),
         Command::Boot(args) => boot::run(&ctx, &args).map(|_| ()),
         Command::Kunit(args) => kunit::run(&ctx, &args).map(|_| ()),

@@ -218,14 +218,21 @@ pub fn export(tree: &Path, patches_dir: &Path) -> Result<()> {
     Ok(())
 }
 
-pub fn export_all(ctx: &Ctx) -> Result<()> {
+/// The two work trees.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Which {
+    Linux,
+    Rust,
+}
+
+pub fn export_all(ctx: &Ctx, only: Option<Which>) -> Result<()> {
     let trees = [
-        (ctx.linux_src(), ctx.repo.join("patches/linux")),
-        (ctx.rustc_dir().join("src"), ctx.repo.join("patches/rust")),
+        (Which::Linux, ctx.linux_src(), ctx.repo.join("patches/linux")),
+        (Which::Rust, ctx.rustc_dir().join("src"), ctx.repo.join("patches/rust")),
     ];
     let mut any = false;
-    for (tree, dir) in trees {
-        if tree.join(".git").exists() {
+    for (which, tree, dir) in trees {
+        if only.is_none_or(|o| o == which) && tree.join(".git").exists() {
             if !is_clean(&tree)? {
                 bail!(
                     "{} has uncommitted changes; commit them first",
