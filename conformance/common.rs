@@ -115,7 +115,8 @@ impl fmt::Display for Site {
     }
 }
 
-/// The site of the code right after the marker comment `/*@tag*/` (and any spaces after it).
+/// The site of the code right after the marker comment `/*@tag*/` and any whitespace after it
+/// (rustfmt puts a marker before a statement on a line of its own).
 ///
 /// `source` must be the text of `file`, from `include_str!`. Lines and columns count from 1,
 /// columns in characters, as `Location` does. Panics if the marker is missing or not unique, or
@@ -126,12 +127,18 @@ pub fn marked(file: &'static str, source: &str, tag: &str) -> Site {
     let Some((at, _)) = found.next() else {
         panic!("no marker {needle} in {file}");
     };
-    assert!(found.next().is_none(), "marker {needle} appears twice in {file}");
+    assert!(
+        found.next().is_none(),
+        "marker {needle} appears twice in {file}"
+    );
     let after = &source[at + needle.len()..];
-    let start = at + needle.len() + (after.len() - after.trim_start_matches(' ').len());
+    let start = at + needle.len() + (after.len() - after.trim_start().len());
     let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
     let prefix = &source[line_start..start];
-    assert!(!prefix.contains('\t'), "a tab before marker {needle} in {file}");
+    assert!(
+        !prefix.contains('\t'),
+        "a tab before marker {needle} in {file}"
+    );
     Site {
         file,
         suffix: false,

@@ -14,7 +14,7 @@ use std::hint::black_box as bb;
 use std::ops::{Add, Neg, Shl};
 use std::process::ExitCode;
 
-use common::{catch, Caught, Checks, Site};
+use common::{Caught, Checks, Site, catch};
 
 /// The text of this file, to find the `/*@tag*/` markers in.
 const SOURCE: &str = include_str!("default_panics.rs");
@@ -36,15 +36,18 @@ impl Tester {
 }
 
 fn add<T: Add<Output = T>>(a: T, b: T) -> T {
-    /*@generic_add*/ a + b
+    /*@generic_add*/
+    a + b
 }
 
 fn neg<T: Neg<Output = T>>(a: T) -> T {
-    /*@generic_neg*/ -a
+    /*@generic_neg*/
+    -a
 }
 
 fn shl<T: Shl<u32, Output = T>>(a: T, b: u32) -> T {
-    /*@generic_shl*/ a << b
+    /*@generic_shl*/
+    a << b
 }
 
 fn main() -> ExitCode {
@@ -74,51 +77,74 @@ fn main() -> ExitCode {
     t.panics("mul_in_parens", got, "attempt to multiply with overflow");
     let got = catch(|| {
         let mut x = bb(usize::MAX);
-        /*@add_assign*/ x += bb(1);
+        /*@add_assign*/
+        x += bb(1);
         x
     });
     t.panics("add_assign", got, add_message);
     let got = catch(|| {
         let mut x = bb(3u32);
-        /*@shl_assign*/ x <<= bb(32);
+        /*@shl_assign*/
+        x <<= bb(32);
         x
     });
     t.panics("shl_assign", got, "attempt to shift left with overflow");
 
     // Generic code: the `core::ops` impls are `#[track_caller]`.
     let got = catch(|| add(bb(u32::MAX), bb(1)));
-    t.checks.panicked("generic_add", got, add_message, site("generic_add"));
+    t.checks
+        .panicked("generic_add", got, add_message, site("generic_add"));
     let got = catch(|| neg(bb(i64::MIN)));
     let message = "attempt to negate with overflow";
-    t.checks.panicked("generic_neg", got, message, site("generic_neg"));
+    t.checks
+        .panicked("generic_neg", got, message, site("generic_neg"));
     let got = catch(|| shl(bb(1i8), bb(9)));
     let message = "attempt to shift left with overflow";
-    t.checks.panicked("generic_shl", got, message, site("generic_shl"));
+    t.checks
+        .panicked("generic_shl", got, message, site("generic_shl"));
 
     // Checks inherited by `core`, at the sites that `report.rs` expects as well.
     let message = "attempt to negate with overflow";
     let got = catch(|| bb(i32::MIN).abs());
-    t.checks.panicked("abs_i32", got, message, common::CORE_NUM_I32);
+    t.checks
+        .panicked("abs_i32", got, message, common::CORE_NUM_I32);
     let got = catch(|| bb(i8::MIN).abs());
-    t.checks.panicked("abs_i8", got, message, common::CORE_NUM_I8);
+    t.checks
+        .panicked("abs_i8", got, message, common::CORE_NUM_I8);
     let got = catch(|| bb(isize::MIN).abs());
-    t.checks.panicked("abs_isize", got, message, common::CORE_NUM_ISIZE);
+    t.checks
+        .panicked("abs_isize", got, message, common::CORE_NUM_ISIZE);
     let message = "attempt to multiply with overflow";
     let got = catch(|| bb(2i32).pow(bb(40)));
-    t.checks.panicked("pow_i32", got, message, common::CORE_NUM_I32);
+    t.checks
+        .panicked("pow_i32", got, message, common::CORE_NUM_I32);
     let got = catch(|| bb(3u8).pow(bb(6)));
-    t.checks.panicked("pow_u8", got, message, common::CORE_NUM_U8);
+    t.checks
+        .panicked("pow_u8", got, message, common::CORE_NUM_U8);
     let got = catch(|| bb(10u64).pow(bb(20)));
-    t.checks.panicked("pow_u64", got, message, common::CORE_NUM_U64);
+    t.checks
+        .panicked("pow_u64", got, message, common::CORE_NUM_U64);
     let got = catch(|| bb(200u8).next_power_of_two());
-    t.checks.panicked("next_power_of_two_u8", got, add_message, common::CORE_NUM_U8);
+    t.checks.panicked(
+        "next_power_of_two_u8",
+        got,
+        add_message,
+        common::CORE_NUM_U8,
+    );
     let got = catch(|| bb(u16::MAX).next_multiple_of(bb(2)));
-    t.checks.panicked("next_multiple_of_u16", got, add_message, common::CORE_NUM_U16);
+    t.checks.panicked(
+        "next_multiple_of_u16",
+        got,
+        add_message,
+        common::CORE_NUM_U16,
+    );
     let got = catch(|| bb([i32::MAX, 1]).iter().sum::<i32>());
-    t.checks.panicked("sum_ref_i32", got, add_message, common::CORE_SUM_PRODUCT);
+    t.checks
+        .panicked("sum_ref_i32", got, add_message, common::CORE_SUM_PRODUCT);
     let got = catch(|| bb([u16::MAX, 2]).into_iter().product::<u16>());
     let message = "attempt to multiply with overflow";
-    t.checks.panicked("product_u16", got, message, common::CORE_SUM_PRODUCT);
+    t.checks
+        .panicked("product_u16", got, message, common::CORE_SUM_PRODUCT);
 
     // Not optional overflow checks: these panic in every mode.
     let got = catch(|| /*@div_by_zero*/ bb(1i32) / bb(0));
@@ -134,8 +160,10 @@ fn main() -> ExitCode {
 
     // Nothing panics without overflow, and the program goes on after the panics above.
     let got = catch(|| bb(i32::MAX - 1) + bb(1));
-    t.checks.check("add_ok", matches!(got, Ok(i32::MAX)), || format!("{got:?}"));
+    t.checks
+        .check("add_ok", matches!(got, Ok(i32::MAX)), || format!("{got:?}"));
     let got = catch(|| bb(i32::MIN + 1).abs());
-    t.checks.check("abs_ok", matches!(got, Ok(i32::MAX)), || format!("{got:?}"));
+    t.checks
+        .check("abs_ok", matches!(got, Ok(i32::MAX)), || format!("{got:?}"));
     t.checks.finish()
 }

@@ -24,7 +24,7 @@ use std::ops::{Add, AddAssign, Mul, Neg, Shl, ShlAssign, Shr, Sub};
 use std::process::ExitCode;
 use std::sync::{Mutex, PoisonError};
 
-use common::{catch, Caught, Checks, Site};
+use common::{Caught, Checks, Site, catch};
 
 /// The text of this file, to find the `/*@tag*/` markers in.
 const SOURCE: &str = include_str!("report.rs");
@@ -46,7 +46,11 @@ impl Report {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?} at {}:{}:{}", self.op, self.file, self.line, self.col)
+        write!(
+            f,
+            "{:?} at {}:{}:{}",
+            self.op, self.file, self.line, self.col
+        )
     }
 }
 
@@ -98,9 +102,14 @@ impl Tester {
         let reports = take();
         let ok = got == want
             && reports.len() == expected.len()
-            && reports.iter().zip(expected).all(|(r, &(op, site))| r.is(op, site));
+            && reports
+                .iter()
+                .zip(expected)
+                .all(|(r, &(op, site))| r.is(op, site));
         self.checks.check(name, ok, || {
-            let expected = expected.iter().map(|(op, site)| format!("{op:?} at {site}"));
+            let expected = expected
+                .iter()
+                .map(|(op, site)| format!("{op:?} at {site}"));
             format!(
                 "got {got:?} with reports {}, want {want:?} with reports {}",
                 list(&reports),
@@ -176,8 +185,13 @@ fn messages(t: &mut Tester) {
         (Op::Shr, "attempt to shift right with overflow"),
     ];
     for (op, message) in all {
-        t.checks.eq(&format!("message_{op:?}"), op.message(), message);
-        t.checks.eq(&format!("display_{op:?}"), op.to_string(), message.to_string());
+        t.checks
+            .eq(&format!("message_{op:?}"), op.message(), message);
+        t.checks.eq(
+            &format!("display_{op:?}"),
+            op.to_string(),
+            message.to_string(),
+        );
     }
 }
 
@@ -465,9 +479,13 @@ fn several_in_one_expression(t: &mut Tester) {
 
     // The right-hand side of a compound assignment is evaluated first.
     let mut x = bb(-1i8);
-    /*@add_assign_outer*/ x += /*@add_assign_rhs*/ bb(i8::MAX) + bb(1);
+    /*@add_assign_outer*/
+    x += /*@add_assign_rhs*/ bb(i8::MAX) + bb(1);
     let want = (-1i8).wrapping_add(i8::MAX.wrapping_add(1));
-    let expected = [(Op::Add, site("add_assign_rhs")), (Op::Add, site("add_assign_outer"))];
+    let expected = [
+        (Op::Add, site("add_assign_rhs")),
+        (Op::Add, site("add_assign_outer")),
+    ];
     t.at("add_assign_rhs_then_outer", x, want, &expected);
 }
 
@@ -569,7 +587,13 @@ fn shifts(t: &mut Tester) {
         overflows += usize::from(!(0..32).contains(&amount));
     }
     let s = site("shl_i32_by_i32");
-    t.many("shl_i32_by_negative_and_large_i32", wrong, overflows, Op::Shl, s);
+    t.many(
+        "shl_i32_by_negative_and_large_i32",
+        wrong,
+        overflows,
+        Op::Shl,
+        s,
+    );
 
     let (mut wrong, mut overflows) = (0, 0);
     for amount in i8::MIN..=i8::MAX {
@@ -581,17 +605,47 @@ fn shifts(t: &mut Tester) {
     t.many("shr_i64_by_every_i8", wrong, overflows, Op::Shr, s);
 
     // -1 as `u8` is 255, masked to 63.
-    t.one("shl_i64_by_minus_1_i8", /*@shl_i64_by_minus_1_i8*/ bb(1i64) << bb(-1i8), i64::MIN, Op::Shl);
+    t.one(
+        "shl_i64_by_minus_1_i8",
+        /*@shl_i64_by_minus_1_i8*/ bb(1i64) << bb(-1i8),
+        i64::MIN,
+        Op::Shl,
+    );
     // -31 as `u32` is 2^32 - 31, masked to 1.
-    t.one("shr_i32_by_minus_31", /*@shr_i32_by_minus_31*/ bb(i32::MIN) >> bb(-31), i32::MIN >> 1, Op::Shr);
+    t.one(
+        "shr_i32_by_minus_31",
+        /*@shr_i32_by_minus_31*/ bb(i32::MIN) >> bb(-31),
+        i32::MIN >> 1,
+        Op::Shr,
+    );
     // 2^64 + 3 is masked to 3.
-    t.one("shl_u128_by_huge_u128", /*@shl_u128_by_huge_u128*/ bb(1u128) << bb((1u128 << 64) + 3), 8, Op::Shl);
+    t.one(
+        "shl_u128_by_huge_u128",
+        /*@shl_u128_by_huge_u128*/ bb(1u128) << bb((1u128 << 64) + 3),
+        8,
+        Op::Shl,
+    );
     // `usize::MAX` is masked to 15.
-    t.one("shr_i16_by_usize_max", /*@shr_i16_by_usize_max*/ bb(i16::MIN) >> bb(usize::MAX), -1, Op::Shr);
+    t.one(
+        "shr_i16_by_usize_max",
+        /*@shr_i16_by_usize_max*/ bb(i16::MIN) >> bb(usize::MAX),
+        -1,
+        Op::Shr,
+    );
     // `i128::MIN` is 2^127 as unsigned, masked to 0.
-    t.one("shl_u8_by_i128_min", /*@shl_u8_by_i128_min*/ bb(1u8) << bb(i128::MIN), 1, Op::Shl);
+    t.one(
+        "shl_u8_by_i128_min",
+        /*@shl_u8_by_i128_min*/ bb(1u8) << bb(i128::MIN),
+        1,
+        Op::Shl,
+    );
     // `isize::MIN` is masked to 0.
-    t.one("shr_u64_by_isize_min", /*@shr_u64_by_isize_min*/ bb(u64::MAX) >> bb(isize::MIN), u64::MAX, Op::Shr);
+    t.one(
+        "shr_u64_by_isize_min",
+        /*@shr_u64_by_isize_min*/ bb(u64::MAX) >> bb(isize::MIN),
+        u64::MAX,
+        Op::Shr,
+    );
 
     t.none("shl_u64_by_0", bb(u64::MAX) << bb(0), u64::MAX);
     t.none("shr_i128_by_127_u8", bb(i128::MIN) >> bb(127u8), -1);
@@ -599,35 +653,43 @@ fn shifts(t: &mut Tester) {
 }
 
 fn add<T: Add<Output = T>>(a: T, b: T) -> T {
-    /*@generic_add*/ a + b
+    /*@generic_add*/
+    a + b
 }
 
 fn sub<T: Sub<Output = T>>(a: T, b: T) -> T {
-    /*@generic_sub*/ a - b
+    /*@generic_sub*/
+    a - b
 }
 
 fn mul<T: Mul<Output = T>>(a: T, b: T) -> T {
-    /*@generic_mul*/ a * b
+    /*@generic_mul*/
+    a * b
 }
 
 fn add_assign<T: AddAssign>(a: &mut T, b: T) {
-    /*@generic_add_assign*/ *a += b;
+    /*@generic_add_assign*/
+    *a += b;
 }
 
 fn neg<T: Neg<Output = T>>(a: T) -> T {
-    /*@generic_neg*/ -a
+    /*@generic_neg*/
+    -a
 }
 
 fn shl<T: Shl<u32, Output = T>>(a: T, b: u32) -> T {
-    /*@generic_shl*/ a << b
+    /*@generic_shl*/
+    a << b
 }
 
 fn shr<T: Shr<i8, Output = T>>(a: T, b: i8) -> T {
-    /*@generic_shr*/ a >> b
+    /*@generic_shr*/
+    a >> b
 }
 
 fn shl_assign<T: ShlAssign<u8>>(a: &mut T, b: u8) {
-    /*@generic_shl_assign*/ *a <<= b;
+    /*@generic_shl_assign*/
+    *a <<= b;
 }
 
 /// Operators in generic code go through the `core::ops` impls, which inherit the overflow
@@ -635,31 +697,91 @@ fn shl_assign<T: ShlAssign<u8>>(a: &mut T, b: u8) {
 /// where `-Coverflow-checks=on` panics.
 fn generic(t: &mut Tester) {
     let s = site("generic_add");
-    t.at("generic_add_i8", add(bb(i8::MAX), bb(1)), i8::MIN, &[(Op::Add, s)]);
-    t.at("generic_add_u32", add(bb(u32::MAX), bb(2)), 1, &[(Op::Add, s)]);
-    t.at("generic_add_i128", add(bb(i128::MAX), bb(1)), i128::MIN, &[(Op::Add, s)]);
-    t.at("generic_add_usize", add(bb(usize::MAX), bb(1)), 0, &[(Op::Add, s)]);
+    t.at(
+        "generic_add_i8",
+        add(bb(i8::MAX), bb(1)),
+        i8::MIN,
+        &[(Op::Add, s)],
+    );
+    t.at(
+        "generic_add_u32",
+        add(bb(u32::MAX), bb(2)),
+        1,
+        &[(Op::Add, s)],
+    );
+    t.at(
+        "generic_add_i128",
+        add(bb(i128::MAX), bb(1)),
+        i128::MIN,
+        &[(Op::Add, s)],
+    );
+    t.at(
+        "generic_add_usize",
+        add(bb(usize::MAX), bb(1)),
+        0,
+        &[(Op::Add, s)],
+    );
     t.none("generic_add_ok", add(bb(40u16), bb(2)), 42);
     let s = site("generic_sub");
-    t.at("generic_sub_u16", sub(bb(0u16), bb(1)), u16::MAX, &[(Op::Sub, s)]);
-    t.at("generic_sub_isize", sub(bb(isize::MIN), bb(1)), isize::MAX, &[(Op::Sub, s)]);
+    t.at(
+        "generic_sub_u16",
+        sub(bb(0u16), bb(1)),
+        u16::MAX,
+        &[(Op::Sub, s)],
+    );
+    t.at(
+        "generic_sub_isize",
+        sub(bb(isize::MIN), bb(1)),
+        isize::MAX,
+        &[(Op::Sub, s)],
+    );
     let s = site("generic_mul");
-    t.at("generic_mul_i64", mul(bb(i64::MAX), bb(2)), -2, &[(Op::Mul, s)]);
-    t.at("generic_mul_u128", mul(bb(u128::MAX), bb(u128::MAX)), 1, &[(Op::Mul, s)]);
+    t.at(
+        "generic_mul_i64",
+        mul(bb(i64::MAX), bb(2)),
+        -2,
+        &[(Op::Mul, s)],
+    );
+    t.at(
+        "generic_mul_u128",
+        mul(bb(u128::MAX), bb(u128::MAX)),
+        1,
+        &[(Op::Mul, s)],
+    );
     let s = site("generic_add_assign");
     let mut x = bb(u8::MAX);
     add_assign(&mut x, bb(2));
     t.at("generic_add_assign_u8", x, 1, &[(Op::Add, s)]);
     let s = site("generic_neg");
-    t.at("generic_neg_i16", neg(bb(i16::MIN)), i16::MIN, &[(Op::Neg, s)]);
-    t.at("generic_neg_i128", neg(bb(i128::MIN)), i128::MIN, &[(Op::Neg, s)]);
+    t.at(
+        "generic_neg_i16",
+        neg(bb(i16::MIN)),
+        i16::MIN,
+        &[(Op::Neg, s)],
+    );
+    t.at(
+        "generic_neg_i128",
+        neg(bb(i128::MIN)),
+        i128::MIN,
+        &[(Op::Neg, s)],
+    );
     t.none("generic_neg_ok", neg(bb(5i32)), -5);
     let s = site("generic_shl");
     t.at("generic_shl_u64", shl(bb(3u64), bb(65)), 6, &[(Op::Shl, s)]);
     t.at("generic_shl_i8", shl(bb(1i8), bb(8)), 1, &[(Op::Shl, s)]);
     let s = site("generic_shr");
-    t.at("generic_shr_usize", shr(bb(usize::MAX), bb(-1)), 1, &[(Op::Shr, s)]);
-    t.at("generic_shr_i32", shr(bb(-64i32), bb(33)), -32, &[(Op::Shr, s)]);
+    t.at(
+        "generic_shr_usize",
+        shr(bb(usize::MAX), bb(-1)),
+        1,
+        &[(Op::Shr, s)],
+    );
+    t.at(
+        "generic_shr_i32",
+        shr(bb(-64i32), bb(33)),
+        -32,
+        &[(Op::Shr, s)],
+    );
     let s = site("generic_shl_assign");
     let mut x = bb(1i32);
     shl_assign(&mut x, bb(32));
@@ -669,26 +791,76 @@ fn generic(t: &mut Tester) {
 /// Checks that `core` inherits with `#[rustc_inherit_overflow_checks]`.
 fn inherited(t: &mut Tester) {
     use common::*;
-    t.at("abs_i8", bb(i8::MIN).abs(), i8::MIN, &[(Op::Neg, CORE_NUM_I8)]);
-    t.at("abs_i16", bb(i16::MIN).abs(), i16::MIN, &[(Op::Neg, CORE_NUM_I16)]);
-    t.at("abs_i32", bb(i32::MIN).abs(), i32::MIN, &[(Op::Neg, CORE_NUM_I32)]);
-    t.at("abs_i64", bb(i64::MIN).abs(), i64::MIN, &[(Op::Neg, CORE_NUM_I64)]);
-    t.at("abs_i128", bb(i128::MIN).abs(), i128::MIN, &[(Op::Neg, CORE_NUM_I128)]);
-    t.at("abs_isize", bb(isize::MIN).abs(), isize::MIN, &[(Op::Neg, CORE_NUM_ISIZE)]);
+    t.at(
+        "abs_i8",
+        bb(i8::MIN).abs(),
+        i8::MIN,
+        &[(Op::Neg, CORE_NUM_I8)],
+    );
+    t.at(
+        "abs_i16",
+        bb(i16::MIN).abs(),
+        i16::MIN,
+        &[(Op::Neg, CORE_NUM_I16)],
+    );
+    t.at(
+        "abs_i32",
+        bb(i32::MIN).abs(),
+        i32::MIN,
+        &[(Op::Neg, CORE_NUM_I32)],
+    );
+    t.at(
+        "abs_i64",
+        bb(i64::MIN).abs(),
+        i64::MIN,
+        &[(Op::Neg, CORE_NUM_I64)],
+    );
+    t.at(
+        "abs_i128",
+        bb(i128::MIN).abs(),
+        i128::MIN,
+        &[(Op::Neg, CORE_NUM_I128)],
+    );
+    t.at(
+        "abs_isize",
+        bb(isize::MIN).abs(),
+        isize::MIN,
+        &[(Op::Neg, CORE_NUM_ISIZE)],
+    );
     t.none("abs_ok", bb(-5i32).abs(), 5);
 
     // With an exponent not known at compile time, `pow` squares the base only while more bits
     // of the exponent remain: these overflow in exactly one multiplication.
     let want = 2i32.wrapping_pow(40);
-    t.at("pow_i32", bb(2i32).pow(bb(40)), want, &[(Op::Mul, CORE_NUM_I32)]);
+    t.at(
+        "pow_i32",
+        bb(2i32).pow(bb(40)),
+        want,
+        &[(Op::Mul, CORE_NUM_I32)],
+    );
     let want = 3u8.wrapping_pow(6);
-    t.at("pow_u8", bb(3u8).pow(bb(6)), want, &[(Op::Mul, CORE_NUM_U8)]);
+    t.at(
+        "pow_u8",
+        bb(3u8).pow(bb(6)),
+        want,
+        &[(Op::Mul, CORE_NUM_U8)],
+    );
     let want = 10u64.wrapping_pow(20);
-    t.at("pow_u64", bb(10u64).pow(bb(20)), want, &[(Op::Mul, CORE_NUM_U64)]);
+    t.at(
+        "pow_u64",
+        bb(10u64).pow(bb(20)),
+        want,
+        &[(Op::Mul, CORE_NUM_U64)],
+    );
     t.none("pow_ok", bb(3u8).pow(bb(5)), 243);
 
     let s = CORE_NUM_U8;
-    t.at("next_power_of_two_u8", bb(200u8).next_power_of_two(), 0, &[(Op::Add, s)]);
+    t.at(
+        "next_power_of_two_u8",
+        bb(200u8).next_power_of_two(),
+        0,
+        &[(Op::Add, s)],
+    );
     let s = CORE_NUM_U32;
     let got = bb(u32::MAX / 2 + 2).next_power_of_two();
     t.at("next_power_of_two_u32", got, 0, &[(Op::Add, s)]);
@@ -706,20 +878,42 @@ fn inherited(t: &mut Tester) {
     let got = bb([u16::MAX, u16::MAX]).into_iter().product::<u16>();
     t.at("product_u16", got, 1, &[(Op::Mul, s)]);
     t.none("sum_ok", bb([1u8, 2, 3]).iter().sum::<u8>(), 6);
-    t.none("product_ok", bb([-2i8, 4, 8]).into_iter().product::<i8>(), -64);
+    t.none(
+        "product_ok",
+        bb([-2i8, 4, 8]).into_iter().product::<i8>(),
+        -64,
+    );
 
     // Several overflows in one sum or product: one report for each step that overflows.
     let items = bb([i32::MAX; 4]);
     let got = items.iter().sum::<i32>();
     let (want, overflows) = items.iter().fold((0i32, 0), |(sum, n), &x| {
-        (sum.wrapping_add(x), n + usize::from(sum.checked_add(x).is_none()))
+        (
+            sum.wrapping_add(x),
+            n + usize::from(sum.checked_add(x).is_none()),
+        )
     });
-    t.many("sum_overflows_twice", usize::from(got != want), overflows, Op::Add, s);
+    t.many(
+        "sum_overflows_twice",
+        usize::from(got != want),
+        overflows,
+        Op::Add,
+        s,
+    );
     let got = (1..=20u8).product::<u8>();
     let (want, overflows) = (1..=20u8).fold((1u8, 0), |(product, n), x| {
-        (product.wrapping_mul(x), n + usize::from(product.checked_mul(x).is_none()))
+        (
+            product.wrapping_mul(x),
+            n + usize::from(product.checked_mul(x).is_none()),
+        )
     });
-    t.many("product_1_to_20_u8", usize::from(got != want), overflows, Op::Mul, s);
+    t.many(
+        "product_1_to_20_u8",
+        usize::from(got != want),
+        overflows,
+        Op::Mul,
+        s,
+    );
 }
 
 /// Reporting does not stop a loop: each overflowing iteration reports once, at the same site.
@@ -734,16 +928,24 @@ fn loops(t: &mut Tester) {
 
     let (mut x, mut model, mut overflows) = (bb(1u32), 1u32, 0);
     for _ in 0..100 {
-        /*@loop_mul_assign*/ x *= bb(7);
+        /*@loop_mul_assign*/
+        x *= bb(7);
         overflows += usize::from(model.checked_mul(7).is_none());
         model = model.wrapping_mul(7);
     }
     let s = site("loop_mul_assign");
-    t.many("loop_mul_assign", usize::from(x != model), overflows, Op::Mul, s);
+    t.many(
+        "loop_mul_assign",
+        usize::from(x != model),
+        overflows,
+        Op::Mul,
+        s,
+    );
 
     let mut n = bb(5u8);
     for _ in 0..10 {
-        /*@loop_count_down*/ n -= 1;
+        /*@loop_count_down*/
+        n -= 1;
     }
     let s = site("loop_count_down");
     t.many("loop_count_down", usize::from(n != 251), 1, Op::Sub, s);
@@ -797,17 +999,37 @@ fn add_then_compare(a: u32, b: u32) -> bool {
 /// "no overflow".
 fn gvn_and_range_propagation(t: &mut Tester) {
     let got = add_then_checked_add(bb(i32::MAX), bb(1));
-    t.at("gvn_add", got, (i32::MIN, true), &[(Op::Add, site("gvn_add"))]);
+    t.at(
+        "gvn_add",
+        got,
+        (i32::MIN, true),
+        &[(Op::Add, site("gvn_add"))],
+    );
     t.none("gvn_add_ok", add_then_checked_add(bb(1), bb(2)), (3, false));
     let got = add_black_boxes_then_checked_add(bb(i32::MIN), bb(-1));
     let s = site("gvn_add_black_box");
     t.at("gvn_add_black_box", got, (i32::MAX, true), &[(Op::Add, s)]);
     let got = sub_then_overflowing_sub(bb(1), bb(2));
-    t.at("gvn_sub", got, (u64::MAX, true), &[(Op::Sub, site("gvn_sub"))]);
+    t.at(
+        "gvn_sub",
+        got,
+        (u64::MAX, true),
+        &[(Op::Sub, site("gvn_sub"))],
+    );
     let got = mul_then_checked_mul(bb(i16::MIN), bb(-1));
-    t.at("gvn_mul", got, (i16::MIN, true), &[(Op::Mul, site("gvn_mul"))]);
+    t.at(
+        "gvn_mul",
+        got,
+        (i16::MIN, true),
+        &[(Op::Mul, site("gvn_mul"))],
+    );
     let got = neg_then_checked_neg(bb(i8::MIN));
-    t.at("gvn_neg", got, (i8::MIN, true), &[(Op::Neg, site("gvn_neg"))]);
+    t.at(
+        "gvn_neg",
+        got,
+        (i8::MIN, true),
+        &[(Op::Neg, site("gvn_neg"))],
+    );
     let got = shl_then_checked_shl(bb(1), bb(33));
     t.at("gvn_shl", got, (2, true), &[(Op::Shl, site("gvn_shl"))]);
     let got = add_then_compare(bb(u32::MAX), bb(2));
@@ -816,7 +1038,12 @@ fn gvn_and_range_propagation(t: &mut Tester) {
     let (a, b) = (bb(i32::MAX), bb(2));
     let s = /*@gvn_inline*/ a + b;
     let none = a.checked_add(b).is_none();
-    t.at("gvn_inline", (s, none), (i32::MIN + 1, true), &[(Op::Add, site("gvn_inline"))]);
+    t.at(
+        "gvn_inline",
+        (s, none),
+        (i32::MIN + 1, true),
+        &[(Op::Add, site("gvn_inline"))],
+    );
 }
 
 /// Division and remainder by zero, `MIN / -1`, `MIN % -1` and bounds checks are not optional
@@ -827,21 +1054,39 @@ fn still_panics(t: &mut Tester) {
     let got = catch(|| /*@div_min_by_minus_1*/ bb(i32::MIN) / bb(-1));
     t.panics("div_min_by_minus_1", got, "attempt to divide with overflow");
     let got = catch(|| /*@rem_min_by_minus_1*/ bb(i64::MIN) % bb(-1));
-    t.panics("rem_min_by_minus_1", got, "attempt to calculate the remainder with overflow");
+    t.panics(
+        "rem_min_by_minus_1",
+        got,
+        "attempt to calculate the remainder with overflow",
+    );
     let got = catch(|| /*@rem_by_zero*/ bb(7u8) % bb(0));
     let message = "attempt to calculate the remainder with a divisor of zero";
     t.panics("rem_by_zero", got, message);
     let got = catch(|| {
         let mut x = bb(i16::MIN);
-        /*@div_assign_min_by_minus_1*/ x /= bb(-1);
+        /*@div_assign_min_by_minus_1*/
+        x /= bb(-1);
         x
     });
-    t.panics("div_assign_min_by_minus_1", got, "attempt to divide with overflow");
+    t.panics(
+        "div_assign_min_by_minus_1",
+        got,
+        "attempt to divide with overflow",
+    );
     let got = catch(|| bb(i32::MIN)./*@div_euclid_min_by_minus_1*/div_euclid(bb(-1)));
-    t.panics("div_euclid_min_by_minus_1", got, "attempt to divide with overflow");
+    t.panics(
+        "div_euclid_min_by_minus_1",
+        got,
+        "attempt to divide with overflow",
+    );
     let got = catch(|| /*@index_out_of_bounds*/ bb([1, 2, 3])[bb(5)]);
     let message = "index out of bounds: the len is 3 but the index is 5";
     t.panics("index_out_of_bounds", got, message);
     // The program goes on normally after these panics.
-    t.one("add_after_panics", /*@add_after_panics*/ bb(u8::MAX) + bb(1), 0, Op::Add);
+    t.one(
+        "add_after_panics",
+        /*@add_after_panics*/ bb(u8::MAX) + bb(1),
+        0,
+        Op::Add,
+    );
 }
