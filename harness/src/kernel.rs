@@ -189,37 +189,44 @@ pub fn build(ctx: &Ctx, args: &BuildArgs) -> Result<PathBuf> {
         bail!("the tree has no CONFIG_RUST_OVERFLOW_REPORT: patches/linux does not provide report mode yet; build with --mode panic");
     }
     let out = ctx.build_dir(args.arch, args.mode);
-    fs::create_dir_all(&out)?;
     let _lock = Lock::acquire(&ctx.heavy_lock())?;
     let _ = fs::remove_file(out.join(COMPLETE));
-
-    let make = |targets: &[&str]| {
-        let mut cmd = Command::new("make");
-        cmd.arg("-C")
-            .arg(&src)
-            .arg(format!("O={}", out.display()))
-            .arg(format!("ARCH={}", args.arch.kernel_arch()))
-            .args(ctx.make_vars(&toolchain))
-            .arg(format!(
-                "-j{}",
-                std::thread::available_parallelism().map_or(2, |n| n.get())
-            ))
-            .args(targets);
-        cmd
-    };
+    let fragment = fragment(ctx, args.arch, args.mode)?;
     let label = format!("build-{}-{}", args.arch, args.mode);
-    let log = ctx.log(&label)?;
-
-    let wanted = fragment(ctx, args.arch, args.mode)?;
-    fs::write(out.join(".config"), &wanted)?;
-    run_logged(
-        make(&["olddefconfig"]),
-        "make olddefconfig",
-        &log,
-        MAKE_TIMEOUT,
+    make_kernel(
+        ctx,
+        &src,
+        &out,
+        args.arch,
+        &ctx.make_vars(&toolchain),
+        &fragment,
+        &label,
     )?;
+    fs::write(
+        out.join(COMPLETE),
+        format!("{}\n{}\n", head(&src)?, toolchain.display()),
+    )?;
+    Ok(out)
+}
+
+/// Configures `out` from `fragment` with `make olddefconfig`, checks that every option of the
+/// fragment took, and builds the kernel and its modules. The caller holds the heavy lock.
+pub fn make_kernel(
+    ctx: &Ctx,
+    src: &Path,
+    out: &Path,
+    arch: Arch,
+    vars: &[String],
+    fragment: &str,
+    label: &str,
+) -> Result<()> {
+    fs::create_dir_all(out)?;
+    let log = ctx.log(label)?;
+    fs::write(out.join(".config"), fragment)?;
+    let olddefconfig = make(src, out, arch, vars, &["olddefconfig"]);
+    run_logged(olddefconfig, "make olddefconfig", &log, MAKE_TIMEOUT)?;
     let config = fs::read_to_string(out.join(".config"))?;
-    let missing = missing_options(&wanted, &config);
+    let missing = missing_options(fragment, &config);
     if !missing.is_empty() {
         bail!(
             "the kernel configuration does not have {} (a dependency is missing or the toolchain \
@@ -230,16 +237,27 @@ pub fn build(ctx: &Ctx, args: &BuildArgs) -> Result<PathBuf> {
         );
     }
     run_logged(
-        make(&["all"]),
-        &format!("make ({} {})", args.arch, args.mode),
+        make(src, out, arch, vars, &["all"]),
+        &format!("make ({label})"),
         &log,
         MAKE_TIMEOUT,
-    )?;
-    fs::write(
-        out.join(COMPLETE),
-        format!("{}\n{}\n", head(&src)?, toolchain.display()),
-    )?;
-    Ok(out)
+    )
+}
+
+/// `make -C src O=out ARCH=arch vars... -jN targets...`.
+pub fn make(src: &Path, out: &Path, arch: Arch, vars: &[String], targets: &[&str]) -> Command {
+    let mut cmd = Command::new("make");
+    cmd.arg("-C")
+        .arg(src)
+        .arg(format!("O={}", out.display()))
+        .arg(format!("ARCH={}", arch.kernel_arch()))
+        .args(vars)
+        .arg(format!(
+            "-j{}",
+            std::thread::available_parallelism().map_or(2, |n| n.get())
+        ))
+        .args(targets);
+    cmd
 }
 
 /// The build directory, if its last build succeeded for the tree's current HEAD.

@@ -98,7 +98,13 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Build(args) => kernel::build(&ctx, &args).map(|_| ()),
         Command::Boot(args) => boot::run(&ctx, &args).map(|_| ()),
         Command::Kunit(args) => kunit::run(&ctx, &args).map(|_| ()),
-        Command::Conformance => conformance::run(&ctx).map(|_| ()),
+        Command::Conformance => {
+            let summary = conformance::run(&ctx)?;
+            if summary.failed > 0 {
+                anyhow::bail!("{} conformance check(s) failed", summary.failed);
+            }
+            Ok(())
+        }
         Command::Test(args) => test::run(&ctx, &args),
         Command::Demo => demo(&ctx),
     }

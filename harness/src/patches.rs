@@ -227,8 +227,16 @@ pub enum Which {
 
 pub fn export_all(ctx: &Ctx, only: Option<Which>) -> Result<()> {
     let trees = [
-        (Which::Linux, ctx.linux_src(), ctx.repo.join("patches/linux")),
-        (Which::Rust, ctx.rustc_dir().join("src"), ctx.repo.join("patches/rust")),
+        (
+            Which::Linux,
+            ctx.linux_src(),
+            ctx.repo.join("patches/linux"),
+        ),
+        (
+            Which::Rust,
+            ctx.rustc_dir().join("src"),
+            ctx.repo.join("patches/rust"),
+        ),
     ];
     let mut any = false;
     for (which, tree, dir) in trees {

@@ -247,3 +247,49 @@ pub fn write_if_changed(path: &Path, contents: &[u8]) -> Result<bool> {
     fs::write(path, contents).with_context(|| format!("writing {}", path.display()))?;
     Ok(true)
 }
+
+/// Sums the `test result: ... N passed; M failed; ...` lines that libtest (and compiletest)
+/// print.
+pub fn libtest_counts(output: &str) -> (usize, usize) {
+    let (mut passed, mut failed) = (0, 0);
+    for line in output
+        .lines()
+        .filter_map(|l| l.strip_prefix("test result: "))
+    {
+        let count = |word: &str| {
+            line.split(';')
+                .find_map(|p| {
+                    p.trim()
+                        .strip_suffix(word)?
+                        .trim()
+                        .rsplit(' ')
+                        .next()?
+                        .parse()
+                        .ok()
+                })
+                .unwrap_or(0)
+        };
+        passed += count("passed");
+        failed += count("failed");
+    }
+    (passed, failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libtest_counts_sums_result_lines() {
+        let out = "test result: ok. 6 passed; 0 failed; 2 ignored; 0 measured\n\
+                   test result: FAILED. 3 passed; 1 failed; 0 ignored\nother line\n";
+        assert_eq!(libtest_counts(out), (9, 1));
+    }
+
+    #[test]
+    fn quote_only_quotes_what_needs_it() {
+        assert_eq!(quote("O=/tmp/x"), "O=/tmp/x");
+        assert_eq!(quote("a b"), "'a b'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+    }
+}

@@ -11,7 +11,7 @@ use crate::conformance;
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel::{self, BuildArgs, TreeArgs};
 use crate::kunit;
-use crate::run::{fmt_duration, spawn_logged};
+use crate::run::{fmt_duration, libtest_counts, spawn_logged};
 use crate::setup;
 use crate::toolchain;
 
@@ -82,6 +82,10 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     let toolchain = toolchain::run(ctx, &toolchain::Args::default())
         .context("the toolchain build failed; nothing else can run")?;
     let report_mode = toolchain::supports_report(&toolchain);
+    match toolchain::compiletest(ctx) {
+        Ok((p, f)) => report.add("compiletest (rustc series)", p, f, ""),
+        Err(e) => report.error("compiletest (rustc series)", e),
+    }
     if report_mode {
         match conformance::run(ctx) {
             Ok(s) => report.add("conformance (rustc)", s.passed, s.failed, ""),
@@ -162,25 +166,7 @@ fn cargo_test(ctx: &Ctx) -> Result<(usize, usize)> {
         .args(["test", "--release", "--workspace"]);
     let log = ctx.log("cargo-test")?;
     let status = spawn_logged(&mut cmd, "cargo test", &log, Duration::from_secs(1800))?;
-    let text = fs::read_to_string(&log)?;
-    let (mut passed, mut failed) = (0, 0);
-    for line in text.lines().filter_map(|l| l.strip_prefix("test result: ")) {
-        let num = |word: &str| {
-            line.split(';')
-                .find_map(|part| {
-                    part.trim()
-                        .strip_suffix(word)?
-                        .trim()
-                        .rsplit(' ')
-                        .next()?
-                        .parse::<usize>()
-                        .ok()
-                })
-                .unwrap_or(0)
-        };
-        passed += num("passed");
-        failed += num("failed");
-    }
+    let (passed, mut failed) = libtest_counts(&fs::read_to_string(&log)?);
     if !status.success() && failed == 0 {
         failed = 1;
     }

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::ctx::{Ctx, LLVM_CONFIG, RUSTC_SRC, STAGE0};
 use crate::patches;
-use crate::run::{capture, run_logged, write_if_changed, Lock};
+use crate::run::{capture, libtest_counts, run_logged, spawn_logged, write_if_changed, Lock};
 use crate::setup::hex;
 
 /// Bump when the way the toolchain is built or installed changes.
@@ -195,11 +195,15 @@ fn prepare_tree(ctx: &Ctx, source_version: &str) -> Result<PathBuf> {
         statics.join("LICENSE-MIT.txt"),
         include_str!("../assets/LICENSE-MIT.txt"),
     )?;
-    patches::init_pristine(
-        ctx,
-        &tmp,
-        &format!("{message}\n\nWith rustdoc's license files restored."),
+    // compiletest compiles this C file before any test; Debian ships no tests/.
+    let aux = tmp.join("tests/auxiliary");
+    fs::create_dir_all(&aux)?;
+    fs::write(
+        aux.join("rust_test_helpers.c"),
+        "// Stub: the Debian source package has no tests/auxiliary; compiletest builds this file.\n",
     )?;
+    let body = "With rustdoc's license files restored, and a stub\ntests/auxiliary/rust_test_helpers.c for compiletest.";
+    patches::init_pristine(ctx, &tmp, &format!("{message}\n\n{body}"))?;
     // Cargo fills in the lock entries that Debian pruned; that is not a change to the source.
     let mut cmd = patches::git(&tmp);
     cmd.args([
@@ -267,4 +271,54 @@ pub fn supports_report(toolchain: &Path) -> bool {
     cmd.args(["-Coverflow-checks=report", "--print", "cfg"])
         .env("RUSTC_BOOTSTRAP", "1");
     capture(cmd, Duration::from_secs(60)).is_ok()
+}
+
+/// The compiletest files (`tests/<suite>/...rs`) that the series adds or changes.
+pub fn series_tests(series: &[(String, Vec<u8>)]) -> Vec<String> {
+    let mut tests: Vec<String> = series
+        .iter()
+        .flat_map(|(_, bytes)| {
+            String::from_utf8_lossy(bytes)
+                .into_owned()
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|l| l.strip_prefix("+++ b/").map(str::to_string))
+        .filter(|p| {
+            p.starts_with("tests/") && p.ends_with(".rs") && !p.starts_with("tests/auxiliary/")
+        })
+        .collect();
+    tests.sort();
+    tests.dedup();
+    tests
+}
+
+/// Runs the series' compiletest tests with the stage1 compiler; returns (passed, failed).
+pub fn compiletest(ctx: &Ctx) -> Result<(usize, usize)> {
+    let series = patches::series_contents(&ctx.repo.join("patches/rust"))?;
+    let tests = series_tests(&series);
+    if tests.is_empty() {
+        return Ok((0, 0));
+    }
+    let tree = ctx.rustc_dir().join("src");
+    let _lock = Lock::acquire(&ctx.heavy_lock())?;
+    patches::sync(ctx, &tree, &ctx.repo.join("patches/rust"))?;
+    let mut cmd = Command::new("python3");
+    cmd.current_dir(&tree)
+        .args(["x.py", "test", "--config"])
+        .arg(ctx.rustc_dir().join("bootstrap.toml"))
+        .args(["--stage", "1"])
+        .args(&tests)
+        .args(["--force-rerun", "--no-fail-fast"]);
+    let log = ctx.log("compiletest")?;
+    let status = spawn_logged(&mut cmd, "compiletest", &log, BUILD_TIMEOUT)?;
+    let (passed, failed) = libtest_counts(&fs::read_to_string(&log)?);
+    if !status.success() && failed == 0 {
+        bail!(
+            "compiletest failed before running tests ({status}); see {}",
+            log.display()
+        );
+    }
+    Ok((passed, failed))
 }
