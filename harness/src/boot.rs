@@ -189,10 +189,16 @@ fn qemu(arch: Arch, image: &Path, initrd: &Path, cmdline: &str) -> Command {
 
 pub fn run(ctx: &Ctx, args: &Args) -> Result<Boot> {
     let out = kernel::completed_build(ctx, args.arch, args.mode)?;
-    let dir = ctx.boot_dir(args.arch, args.mode);
+    let label = format!("boot-{}-{}", args.arch, args.mode);
+    boot_build(ctx, &out, args, &label)
+}
+
+/// Boots the kernel in build directory `out` (the mode in `args` only names the logs).
+pub fn boot_build(ctx: &Ctx, out: &Path, args: &Args, label: &str) -> Result<Boot> {
+    let dir = ctx.work.join("boot").join(label);
     fs::create_dir_all(&dir)?;
     let _lock = Lock::acquire(&ctx.heavy_lock())?;
-    let initrd = initramfs(ctx, args.arch, &out, &dir)?;
+    let initrd = initramfs(ctx, args.arch, out, &dir)?;
     let console = match args.arch {
         Arch::X86_64 => "console=ttyS0",
         Arch::Arm64 => "console=ttyAMA0",
@@ -206,8 +212,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Boot> {
         &cmdline.join(" "),
     );
 
-    let label = format!("boot-{}-{}", args.arch, args.mode);
-    let log = ctx.log(&label)?;
+    let log = ctx.log(label)?;
     let status = spawn_logged(&mut cmd, &format!("QEMU {}", args.arch), &log, Duration::from_secs(args.timeout))
         .with_context(|| {
             format!("the kernel did not finish booting; if the log is empty, QEMU or the kernel's console is broken ({})", log.display())

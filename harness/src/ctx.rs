@@ -91,27 +91,26 @@ impl Ctx {
         self.work.join("kunit").join(format!("{arch}-{mode}"))
     }
 
-    pub fn boot_dir(&self, arch: Arch, mode: Mode) -> PathBuf {
-        self.work.join("boot").join(format!("{arch}-{mode}"))
-    }
-
     /// The `make` variables that select LLVM and the patched toolchain.
     pub fn make_vars(&self, toolchain: &Path) -> Vec<String> {
-        vec![
+        let mut vars = vec![
             format!("LLVM={LLVM_SUFFIX}"),
             format!("RUSTC={}", toolchain.join("bin/rustc").display()),
             format!("RUSTDOC={}", toolchain.join("bin/rustdoc").display()),
-            format!("RUSTFMT={}", toolchain.join("bin/rustfmt").display()),
-            format!(
-                "CLIPPY_DRIVER={}",
-                toolchain.join("bin/clippy-driver").display()
-            ),
             format!(
                 "RUST_LIB_SRC={}",
                 toolchain.join("lib/rustlib/src/rust/library").display()
             ),
             format!("BINDGEN={}", self.bindgen().display()),
-        ]
+        ];
+        // Built by `toolchain --tools` only; the kernel needs them for rustfmtcheck and CLIPPY=1.
+        for (var, tool) in [("RUSTFMT", "rustfmt"), ("CLIPPY_DRIVER", "clippy-driver")] {
+            let path = toolchain.join("bin").join(tool);
+            if path.exists() {
+                vars.push(format!("{var}={}", path.display()));
+            }
+        }
+        vars
     }
 }
 

@@ -2,6 +2,7 @@
 //! a Linux 7.2 tree with the overflow-report series, QEMU boots and KUnit results.
 
 mod boot;
+mod check;
 mod conformance;
 mod ctx;
 mod kernel;
@@ -71,6 +72,9 @@ enum Command {
     Test(test::Args),
     /// Setup, toolchain, tree, build x86_64 in report mode, boot, show the WARN reports.
     Demo,
+    /// Before sending the kernel series: checkpatch, rustfmtcheck, CLIPPY=1, rustdoc, the
+    /// panic_on_warn boot, a build with a rustc without report mode, and every patch alone.
+    Check(check::Args),
 }
 
 fn main() -> ExitCode {
@@ -107,6 +111,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Test(args) => test::run(&ctx, &args),
         Command::Demo => demo(&ctx),
+        Command::Check(args) => check::run(&ctx, &args),
     }
 }
 

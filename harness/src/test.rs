@@ -191,8 +191,10 @@ fn demo_boot(ctx: &Ctx, src: &std::path::Path) -> Result<(usize, usize)> {
         },
     )?;
     let sample = "samples/rust/rust_overflow_report.rs";
-    let (line, column) = marked_site(&fs::read_to_string(src.join(sample))?)
-        .with_context(|| format!("{sample} has no `// OVERFLOW SITE` marker"))?;
+    let (line, column) = assignment_site(&fs::read_to_string(src.join(sample))?, "a + b")
+        .with_context(|| {
+            format!("{sample} has no single `= a + b;` to check the report against")
+        })?;
     let mut passed = 0;
     let mut failed = 0;
     let mut check = |ok: bool, what: String| {
@@ -213,26 +215,28 @@ fn demo_boot(ctx: &Ctx, src: &std::path::Path) -> Result<(usize, usize)> {
     Ok((passed, failed))
 }
 
-/// The line and column of the `+` operand expression marked `// OVERFLOW SITE` in the sample:
-/// the column of the first non-blank character after `= ` on the marked line, 1-based.
-pub fn marked_site(source: &str) -> Option<(u32, u32)> {
-    source.lines().enumerate().find_map(|(i, l)| {
-        if !l.contains("// OVERFLOW SITE") {
-            return None;
-        }
-        let eq = l.find("= ")?;
-        let col = eq + 2 + l[eq + 2..].find(|c: char| !c.is_whitespace())?;
+/// The 1-based line and column where `expr` starts on the one line of `source` that assigns
+/// it (`= expr;`): the site an overflow in `expr` reports.
+pub fn assignment_site(source: &str, expr: &str) -> Option<(u32, u32)> {
+    let needle = format!("= {expr};");
+    let mut hits = source.lines().enumerate().filter_map(|(i, l)| {
+        let col = l.find(&needle)? + 2;
         Some((i as u32 + 1, col as u32 + 1))
-    })
+    });
+    let first = hits.next()?;
+    hits.next().is_none().then_some(first)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::marked_site;
+    use super::assignment_site;
 
     #[test]
-    fn marked_site_is_the_expression_after_the_assignment() {
-        let src = "fn f() {\n    let x = a + b; // OVERFLOW SITE\n}\n";
-        assert_eq!(marked_site(src), Some((2, 13)));
+    fn assignment_site_is_where_the_expression_starts() {
+        let src = "fn f() {\n    let x = a + b;\n    pr_info!(\"{a} + {b}\");\n}\n";
+        assert_eq!(assignment_site(src, "a + b"), Some((2, 13)));
+        assert_eq!(assignment_site(src, "c + d"), None);
+        let twice = format!("{src}{src}");
+        assert_eq!(assignment_site(&twice, "a + b"), None);
     }
 }
