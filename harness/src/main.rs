@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use crate::ctx::{Arch, Ctx, Mode};
+use crate::ctx::Ctx;
 
 #[derive(Parser)]
 #[command(version, about, long_about = None)]
@@ -119,19 +119,7 @@ fn demo(ctx: &Ctx) -> Result<()> {
     setup::run(ctx)?;
     toolchain::run(ctx, &toolchain::Args::default())?;
     kernel::tree(ctx, &kernel::TreeArgs::default())?;
-    let build = kernel::BuildArgs {
-        arch: Arch::X86_64,
-        mode: Mode::Report,
-    };
-    kernel::build(ctx, &build)?;
-    let boot = boot::run(
-        ctx,
-        &boot::Args {
-            arch: Arch::X86_64,
-            mode: Mode::Report,
-            ..Default::default()
-        },
-    )?;
+    let boot = test::demo_kernel(ctx)?;
     println!("{}", boot.summary());
     Ok(())
 }

@@ -99,15 +99,7 @@ pub fn spawn_logged(
     writeln!(out, "$ {shown}")?;
     let err = out.try_clone()?;
     let start = Instant::now();
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .process_group(0)
-        .spawn()
-        .with_context(|| {
-            format!("{label}: cannot start `{shown}`; is it installed? (try `setup`)")
-        })?;
+    let mut child = spawn_group(cmd, out, err).with_context(|| format!("{label}: {shown}"))?;
 
     let tty = std::io::stderr().is_terminal();
     let mut last_report = Instant::now();
@@ -160,6 +152,21 @@ pub fn spawn_logged(
     }
 }
 
+/// Starts `cmd` in its own process group (so a timeout can kill all of it) with no input.
+fn spawn_group(cmd: &mut Command, out: File, err: File) -> Result<std::process::Child> {
+    cmd.stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .process_group(0)
+        .spawn()
+        .with_context(|| {
+            format!(
+                "cannot start `{}`; is it installed? (try `setup`)",
+                display(cmd)
+            )
+        })
+}
+
 /// Runs a short command and returns its standard output.
 pub fn capture(mut cmd: Command, timeout: Duration) -> Result<String> {
     let shown = display(&cmd);
@@ -168,13 +175,7 @@ pub fn capture(mut cmd: Command, timeout: Duration) -> Result<String> {
     let err_path = dir.join(format!("overflow-harness-{}-err", std::process::id()));
     let out = File::create(&out_path)?;
     let err = File::create(&err_path)?;
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .process_group(0)
-        .spawn()
-        .with_context(|| format!("cannot start `{shown}`; is it installed? (try `setup`)"))?;
+    let mut child = spawn_group(&mut cmd, out, err)?;
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait()? {

@@ -173,8 +173,8 @@ fn cargo_test(ctx: &Ctx) -> Result<(usize, usize)> {
     Ok((passed, failed))
 }
 
-/// Builds the x86_64 demo kernel, boots it, and checks the sample's report against its source.
-fn demo_boot(ctx: &Ctx, src: &std::path::Path) -> Result<(usize, usize)> {
+/// Builds the x86_64 report-mode kernel with the sample module and boots it.
+pub fn demo_kernel(ctx: &Ctx) -> Result<boot::Boot> {
     kernel::build(
         ctx,
         &BuildArgs {
@@ -182,14 +182,19 @@ fn demo_boot(ctx: &Ctx, src: &std::path::Path) -> Result<(usize, usize)> {
             mode: Mode::Report,
         },
     )?;
-    let boot = boot::run(
+    boot::run(
         ctx,
         &boot::Args {
             arch: Arch::X86_64,
             mode: Mode::Report,
             ..Default::default()
         },
-    )?;
+    )
+}
+
+/// Boots the demo kernel and checks the sample's report against its source.
+fn demo_boot(ctx: &Ctx, src: &std::path::Path) -> Result<(usize, usize)> {
+    let boot = demo_kernel(ctx)?;
     let sample = "samples/rust/rust_overflow_report.rs";
     let (line, column) = assignment_site(&fs::read_to_string(src.join(sample))?, "a + b")
         .with_context(|| {
