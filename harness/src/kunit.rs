@@ -239,6 +239,19 @@ mod tests {
         assert_eq!(suites[1].failures, ["b.z (ERROR)"]);
     }
 
+    /// kunit.py's JSON from a real x86_64 run (while a test of the series was being fixed).
+    #[test]
+    fn parses_a_real_run() {
+        let suites = parse_json(include_str!("../fixtures/kunit-x86_64-report.json")).unwrap();
+        let get = |name: &str| suites.iter().find(|s| s.name == name).unwrap();
+        assert_eq!(suites.len(), 9);
+        assert_eq!(get("rust_doctests_kernel").passed, 317);
+        assert_eq!((get("rust_kernel_kunit").passed, get("rust_kernel_kunit").skipped), (2, 1));
+        let overflow = get("rust_overflow_report");
+        assert_eq!((overflow.passed, overflow.failed), (16, 1));
+        assert_eq!(overflow.failures, ["rust_overflow_report.mul (FAIL)"]);
+    }
+
     #[test]
     fn no_suites_is_an_error() {
         let text = r#"{"name": "KUnit Test Group", "sub_groups": [], "test_cases": []}"#;
