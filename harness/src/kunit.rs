@@ -246,7 +246,13 @@ mod tests {
         let get = |name: &str| suites.iter().find(|s| s.name == name).unwrap();
         assert_eq!(suites.len(), 9);
         assert_eq!(get("rust_doctests_kernel").passed, 317);
-        assert_eq!((get("rust_kernel_kunit").passed, get("rust_kernel_kunit").skipped), (2, 1));
+        assert_eq!(
+            (
+                get("rust_kernel_kunit").passed,
+                get("rust_kernel_kunit").skipped
+            ),
+            (2, 1)
+        );
         let overflow = get("rust_overflow_report");
         assert_eq!((overflow.passed, overflow.failed), (16, 1));
         assert_eq!(overflow.failures, ["rust_overflow_report.mul (FAIL)"]);

@@ -68,6 +68,8 @@ pub fn parse(log: &str) -> Console {
     let mut console = Console::default();
     let mut current: Option<WarnReport> = None;
     let mut prev = "";
+    // Lines between `cut here` and the header: the overflow handler prints its message there.
+    let mut preamble: Vec<&str> = Vec::new();
     for raw in log.lines() {
         let line = strip_prefix(raw);
         let header = new
@@ -90,37 +92,34 @@ pub fn parse(log: &str) -> Console {
                     )
                 })
             });
+        if line.contains("[ cut here ]") {
+            preamble.clear();
+        }
         if let Some((file, Some(line_no), caller, cpu)) = header {
             console.warns.extend(current.take());
-            current = Some(WarnReport {
+            let mut report = WarnReport {
                 file,
                 line: line_no,
                 column: None,
                 message: None,
                 caller: Some(caller.trim().to_string()),
                 cpu,
-                cut_here: prev.contains("[ cut here ]"),
+                cut_here: prev.contains("[ cut here ]") || !preamble.is_empty(),
                 complete: false,
-            });
+            };
+            for earlier in preamble.drain(..) {
+                report.take_details(earlier, message);
+            }
+            current = Some(report);
         } else if let Some(report) = current.as_mut() {
             if line.starts_with("---[ end trace") {
                 report.complete = true;
                 console.warns.extend(current.take());
             } else {
-                if report.message.is_none() {
-                    report.message = message.find(line).map(|m| m.as_str().to_string());
-                }
-                if report.column.is_none() {
-                    let site = format!("{}:{}:", report.file, report.line);
-                    if let Some(pos) = line.find(&site) {
-                        let digits: String = line[pos + site.len()..]
-                            .chars()
-                            .take_while(char::is_ascii_digit)
-                            .collect();
-                        report.column = digits.parse().ok();
-                    }
-                }
+                report.take_details(line, message);
             }
+        } else if prev.contains("[ cut here ]") || !preamble.is_empty() {
+            preamble.push(line);
         }
         if let Some(reason) = line.strip_prefix("Kernel panic - not syncing: ") {
             console
@@ -160,6 +159,23 @@ impl Console {
 }
 
 impl WarnReport {
+    /// Picks the overflow message and the site's column out of a line of the report.
+    fn take_details(&mut self, line: &str, message: &Regex) {
+        if self.message.is_none() {
+            self.message = message.find(line).map(|m| m.as_str().to_string());
+        }
+        if self.column.is_none() {
+            let site = format!("{}:{}:", self.file, self.line);
+            if let Some(pos) = line.find(&site) {
+                let digits: String = line[pos + site.len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                self.column = digits.parse().ok();
+            }
+        }
+    }
+
     pub fn site(&self) -> String {
         match self.column {
             Some(col) => format!("{}:{}:{col}", self.file, self.line),
@@ -193,6 +209,25 @@ mod tests {
             w.caller.as_deref(),
             Some("init+0x2c/0x60 [rust_overflow_report]")
         );
+    }
+
+    /// dmesg from a boot of the x86_64 demo kernel, as `boot` captured it.
+    #[test]
+    fn parses_a_real_overflow_report() {
+        let console = parse(include_str!("../fixtures/dmesg-x86_64-report.txt"));
+        assert_eq!(console.panic, None);
+        assert_eq!(console.warns.len(), 1);
+        let w = console
+            .expect_site("samples/rust/rust_overflow_report.rs", 31, 19)
+            .unwrap();
+        assert_eq!(w.message.as_deref(), Some("attempt to add with overflow"));
+        assert!(w.cut_here && w.complete);
+        assert_eq!(w.cpu, Some(1));
+        assert!(w
+            .caller
+            .as_deref()
+            .unwrap()
+            .ends_with("[rust_overflow_report]"));
     }
 
     #[test]
