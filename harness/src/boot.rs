@@ -18,7 +18,7 @@ const DONE: &str = "overflow-harness: done";
 const DMESG_BEGIN: &str = "overflow-harness: dmesg begin";
 const DMESG_END: &str = "overflow-harness: dmesg end";
 
-#[derive(clap::Args, Default, Clone)]
+#[derive(clap::Args, Clone)]
 pub struct Args {
     #[arg(long, value_enum, default_value_t)]
     pub arch: Arch,
@@ -31,8 +31,22 @@ pub struct Args {
     #[arg(long)]
     pub expect_panic: bool,
     /// Seconds before QEMU is killed.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
     pub timeout: u64,
+}
+
+const DEFAULT_TIMEOUT: u64 = 300;
+
+impl Default for Args {
+    fn default() -> Self {
+        Args {
+            arch: Arch::default(),
+            mode: Mode::default(),
+            cmdline: Vec::new(),
+            expect_panic: false,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
 }
 
 pub struct Boot {
