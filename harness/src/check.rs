@@ -168,6 +168,19 @@ fn make_check(
     Ok(format!("log: {}", log.display()))
 }
 
+/// Configures and builds an x86_64 kernel, holding the heavy lock only while `make` runs.
+fn make_x86_64(
+    ctx: &Ctx,
+    src: &Path,
+    out: &Path,
+    vars: &[String],
+    fragment: &str,
+    label: &str,
+) -> Result<()> {
+    let _lock = Lock::acquire(&ctx.heavy_lock())?;
+    kernel::make_kernel(ctx, src, out, Arch::X86_64, vars, fragment, label)
+}
+
 /// The files the series adds or changes.
 fn touched_files(series: &[std::path::PathBuf]) -> Result<Vec<String>> {
     let mut files = Vec::new();
@@ -212,16 +225,7 @@ fn clippy(ctx: &Ctx, src: &Path, vars: &[String], touched: &[String]) -> Result<
     let mut vars = vars.to_vec();
     vars.push("CLIPPY=1".into());
     let fragment = fs::read_to_string(ctx.build_dir(Arch::X86_64, Mode::Report).join(".config"))?;
-    let _lock = Lock::acquire(&ctx.heavy_lock())?;
-    kernel::make_kernel(
-        ctx,
-        src,
-        &out,
-        Arch::X86_64,
-        &vars,
-        &fragment,
-        "check-clippy",
-    )?;
+    make_x86_64(ctx, src, &out, &vars, &fragment, "check-clippy")?;
     let log = ctx.work.join("logs/check-clippy.log");
     let warnings = clippy_warnings(&fs::read_to_string(&log)?, touched);
     if !warnings.is_empty() {
@@ -264,18 +268,7 @@ fn without_flag(ctx: &Ctx, src: &Path) -> Result<String> {
         + &fs::read_to_string(configs.join("x86_64.config"))?
         + "CONFIG_RUST_OVERFLOW_CHECKS=y\n";
     let out = ctx.work.join("check/rustc-web");
-    {
-        let _lock = Lock::acquire(&ctx.heavy_lock())?;
-        kernel::make_kernel(
-            ctx,
-            src,
-            &out,
-            Arch::X86_64,
-            &vars,
-            &fragment,
-            "check-rustc-web",
-        )?;
-    }
+    make_x86_64(ctx, src, &out, &vars, &fragment, "check-rustc-web")?;
     let config = fs::read_to_string(out.join(".config"))?;
     for symbol in [
         "CONFIG_RUSTC_HAS_OVERFLOW_REPORT",
@@ -335,10 +328,7 @@ fn bisect(ctx: &Ctx, src: &Path, vars: &[String], checks: &mut Checks) -> Result
         let out = ctx.work.join("check/bisect-build");
         let label = format!("check-bisect-{:02}", i + 1);
         let result = (|| {
-            {
-                let _lock = Lock::acquire(&ctx.heavy_lock())?;
-                kernel::make_kernel(ctx, &tree, &out, Arch::X86_64, vars, &fragment, &label)?;
-            }
+            make_x86_64(ctx, &tree, &out, vars, &fragment, &label)?;
             let args = boot::Args {
                 arch: Arch::X86_64,
                 mode,
