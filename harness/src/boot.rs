@@ -33,6 +33,14 @@ pub struct Args {
     /// Seconds before QEMU is killed.
     #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
     pub timeout: u64,
+    /// A shell script for the guest's busybox `sh`, run after the modules are loaded and before
+    /// `dmesg` is printed.
+    #[arg(long, value_name = "FILE", value_parser = read_script)]
+    pub script: Option<String>,
+}
+
+fn read_script(path: &str) -> Result<String, String> {
+    fs::read_to_string(path).map_err(|e| format!("cannot read the script {path}: {e}"))
 }
 
 const DEFAULT_TIMEOUT: u64 = 300;
@@ -45,6 +53,7 @@ impl Default for Args {
             cmdline: Vec::new(),
             expect_panic: false,
             timeout: DEFAULT_TIMEOUT,
+            script: None,
         }
     }
 }
@@ -52,8 +61,6 @@ impl Default for Args {
 pub struct Boot {
     pub console_log: PathBuf,
     pub console: Console,
-    /// The kernel log as `dmesg` printed it from userspace (empty if it never got there).
-    pub dmesg: String,
 }
 
 impl Boot {
@@ -82,7 +89,7 @@ impl Boot {
     }
 }
 
-fn init_script() -> String {
+fn init_script(script: &str) -> String {
     format!(
         r#"#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -97,6 +104,7 @@ for m in /modules/*.ko; do
     echo "overflow-harness: insmod ${{m##*/}}"
     insmod "$m" || echo "overflow-harness: insmod ${{m##*/}} failed"
 done
+{script}
 echo "{DMESG_BEGIN}"
 dmesg
 echo "{DMESG_END}"
@@ -125,7 +133,7 @@ fn modules(out: &Path) -> Vec<PathBuf> {
 }
 
 /// Writes a newc initramfs with busybox, `/init` and the modules.
-fn initramfs(ctx: &Ctx, arch: Arch, out: &Path, dir: &Path) -> Result<PathBuf> {
+fn initramfs(ctx: &Ctx, arch: Arch, out: &Path, dir: &Path, script: &str) -> Result<PathBuf> {
     let root = dir.join("initramfs");
     let _ = fs::remove_dir_all(&root);
     for sub in ["bin", "modules", "proc", "sys", "dev", "tmp"] {
@@ -134,7 +142,7 @@ fn initramfs(ctx: &Ctx, arch: Arch, out: &Path, dir: &Path) -> Result<PathBuf> {
     let busybox = ctx.busybox(arch);
     fs::copy(&busybox, root.join("bin/busybox"))
         .with_context(|| format!("copying {}; run `setup`", busybox.display()))?;
-    fs::write(root.join("init"), init_script())?;
+    fs::write(root.join("init"), init_script(script))?;
     fs::set_permissions(root.join("init"), fs::Permissions::from_mode(0o755))?;
     for module in modules(out) {
         fs::copy(
@@ -212,7 +220,13 @@ pub fn boot_build(ctx: &Ctx, out: &Path, args: &Args, label: &str) -> Result<Boo
     let dir = ctx.work.join("boot").join(label);
     fs::create_dir_all(&dir)?;
     let _lock = Lock::acquire(&ctx.heavy_lock())?;
-    let initrd = initramfs(ctx, args.arch, out, &dir)?;
+    let initrd = initramfs(
+        ctx,
+        args.arch,
+        out,
+        &dir,
+        args.script.as_deref().unwrap_or_default(),
+    )?;
     let console = match args.arch {
         Arch::X86_64 => "console=ttyS0",
         Arch::Arm64 => "console=ttyAMA0",
@@ -242,7 +256,6 @@ pub fn boot_build(ctx: &Ctx, out: &Path, args: &Args, label: &str) -> Result<Boo
     let boot = Boot {
         console_log: log.clone(),
         console,
-        dmesg,
     };
     fs::write(
         dir.join("warns.json"),

@@ -162,6 +162,8 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
             std::thread::available_parallelism().map_or(2, |n| n.get())
         ))
         .arg("--timeout=1200")
+        // Two CPUs, so that the overflow suite's `concurrent` test runs on both at once.
+        .arg("--qemu_args=-smp 2")
         .arg(format!("--json={}", json.display()))
         .arg(format!(
             "--kunitconfig={}",

@@ -1,6 +1,7 @@
 //! overflow-harness: from a fresh Debian 12 machine to a rustc with `-Coverflow-checks=report`,
 //! a Linux 7.2 tree with the overflow-report series, QEMU boots and KUnit results.
 
+mod bench;
 mod boot;
 mod check;
 mod conformance;
@@ -8,6 +9,7 @@ mod ctx;
 mod kernel;
 mod kunit;
 mod patches;
+mod policy;
 mod run;
 mod setup;
 mod test;
@@ -75,6 +77,9 @@ enum Command {
     /// Before sending the kernel series: checkpatch, rustfmtcheck, CLIPPY=1, rustdoc, the
     /// panic_on_warn boot, a build with a rustc without report mode, and every patch alone.
     Check(check::Args),
+    /// Measure report mode against panic and off: kernel .text, userspace instructions, bytes
+    /// per check site, storms. Writes BENCHMARKS.md and BENCHMARKS.json.
+    Bench(bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -112,6 +117,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Test(args) => test::run(&ctx, &args),
         Command::Demo => demo(&ctx),
         Command::Check(args) => check::run(&ctx, &args),
+        Command::Bench(args) => bench::run(&ctx, &args),
     }
 }
 

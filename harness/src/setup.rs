@@ -37,6 +37,7 @@ pub const PACKAGES: &[&str] = &[
     "rust-web-src",
     "rustc-web",
     "seabios",
+    "valgrind",
     "xz-utils",
 ];
 

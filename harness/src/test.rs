@@ -11,6 +11,7 @@ use crate::conformance;
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel::{self, BuildArgs, TreeArgs};
 use crate::kunit;
+use crate::policy;
 use crate::run::{fmt_duration, libtest_counts, spawn_logged};
 use crate::setup;
 use crate::toolchain;
@@ -129,18 +130,14 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         }
     }
 
+    let step = "boot checks x86_64 report (sample, policy, statistics)";
     if mode == Mode::Report && kernel::has_kconfig(&src, "SAMPLE_RUST_OVERFLOW_REPORT") {
-        match demo_boot(ctx, &src) {
-            Ok((p, f)) => report.add("demo boot x86_64 report", p, f, ""),
-            Err(e) => report.error("demo boot x86_64 report", e),
+        match boot_checks(ctx, &src) {
+            Ok((p, f)) => report.add(step, p, f, ""),
+            Err(e) => report.error(step, e),
         }
     } else {
-        report.add(
-            "demo boot x86_64 report",
-            0,
-            0,
-            "(skipped: the series has no sample yet)",
-        );
+        report.add(step, 0, 0, "(skipped: the series has no sample yet)");
     }
 
     eprintln!("\nSummary ({} in total):", fmt_duration(start.elapsed()));
@@ -192,32 +189,17 @@ pub fn demo_kernel(ctx: &Ctx) -> Result<boot::Boot> {
     )
 }
 
-/// Boots the demo kernel and checks the sample's report against its source.
-fn demo_boot(ctx: &Ctx, src: &std::path::Path) -> Result<(usize, usize)> {
-    let boot = demo_kernel(ctx)?;
-    let sample = "samples/rust/rust_overflow_report.rs";
-    let (line, column) = assignment_site(&fs::read_to_string(src.join(sample))?, "a + b")
-        .with_context(|| {
-            format!("{sample} has no single `= a + b;` to check the report against")
-        })?;
-    let mut passed = 0;
-    let mut failed = 0;
-    let mut check = |ok: bool, what: String| {
-        if ok {
-            passed += 1;
-        } else {
-            failed += 1;
-            eprintln!("demo boot: FAILED: {what}");
-        }
-    };
-    let site = boot.console.expect_site(sample, line, column);
-    check(site.is_ok(), format!("{site:?}"));
-    let still_running = boot.dmesg.lines().any(|l| l.contains("still running"));
-    check(
-        still_running,
-        "the sample logged that it kept running".into(),
-    );
-    Ok((passed, failed))
+/// Builds the demo kernel and runs the boot checks of `policy` on it.
+fn boot_checks(ctx: &Ctx, src: &std::path::Path) -> Result<(usize, usize)> {
+    kernel::build(
+        ctx,
+        &BuildArgs {
+            arch: Arch::X86_64,
+            mode: Mode::Report,
+        },
+    )?;
+    let checks = policy::run(ctx, src)?;
+    Ok((checks.passed, checks.failed))
 }
 
 /// The 1-based line and column where `expr` starts on the one line of `source` that assigns
