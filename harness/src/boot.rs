@@ -61,6 +61,8 @@ impl Default for Args {
 pub struct Boot {
     pub console_log: PathBuf,
     pub console: Console,
+    /// The kernel log as `dmesg` printed it from userspace (empty if it never got there).
+    pub dmesg: String,
 }
 
 impl Boot {
@@ -256,6 +258,7 @@ pub fn boot_build(ctx: &Ctx, out: &Path, args: &Args, label: &str) -> Result<Boo
     let boot = Boot {
         console_log: log.clone(),
         console,
+        dmesg,
     };
     fs::write(
         dir.join("warns.json"),
