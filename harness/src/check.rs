@@ -122,7 +122,11 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
 
 fn checkpatch(ctx: &Ctx, src: &Path, patch: &Path) -> Result<String> {
     let mut cmd = Command::new("perl");
+    // checkpatch runs scripts/spdxcheck.py with `python3` from PATH; Debian's has the `ply` and
+    // `git` modules that `setup` installs (python3-ply, python3-git), a pyenv one may not.
+    let path = std::env::var("PATH").unwrap_or_default();
     cmd.current_dir(src)
+        .env("PATH", format!("/usr/bin:/bin:{path}"))
         .args(["scripts/checkpatch.pl", "--strict", "--no-summary-file"])
         .arg(patch);
     let log = ctx.log(&format!(
@@ -131,6 +135,9 @@ fn checkpatch(ctx: &Ctx, src: &Path, patch: &Path) -> Result<String> {
     ))?;
     spawn_logged(&mut cmd, "checkpatch", &log, Duration::from_secs(600))?;
     let text = fs::read_to_string(&log)?;
+    if text.contains("Traceback (most recent call last)") {
+        bail!("a script that checkpatch runs failed; see {}", log.display());
+    }
     let total = text
         .lines()
         .find(|l| l.starts_with("total: "))

@@ -32,6 +32,8 @@ pub const PACKAGES: &[&str] = &[
     "llvm-22-dev",
     "make",
     "python3",
+    "python3-git",
+    "python3-ply",
     "qemu-system-arm",
     "qemu-system-x86",
     "rust-web-src",
