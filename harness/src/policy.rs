@@ -153,10 +153,20 @@ show panic
         ),
         false,
     )?;
-    let report = sysfs.boot.console.expect_site(SAMPLE, line, column);
+    let first = sysfs.boot.console.warns.iter().find(|w| w.file == SAMPLE);
     checks.check(
-        &format!("the first load reports the sample's overflow at {site}: {report:?}"),
-        report.is_ok(),
+        &format!(
+            "the first load reports the sample's overflow at {site}, with the column, the \
+             operation, the sample's function as the caller and an end-of-trace marker: \
+             {first:?}"
+        ),
+        first.is_some_and(|w| {
+            w.line == line
+                && w.column == Some(column)
+                && w.message.as_deref() == Some("attempt to add with overflow")
+                && w.caller.as_deref().is_some_and(|c| c.contains("[rust_overflow_report]"))
+                && w.complete
+        }),
     );
     checks.check(
         "once: the first load's site is in the statistics with 1 hit and the module's name",

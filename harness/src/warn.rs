@@ -31,17 +31,6 @@ pub struct Console {
     pub panic: Option<String>,
 }
 
-/// A mismatch between an expected overflow site and the reports.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SiteError {
-    #[error("no WARN report for {0}")]
-    Missing(String),
-    #[error("{count} WARN reports for {site}, expected exactly one")]
-    Repeated { site: String, count: usize },
-    #[error("the report for {site} has no end-of-trace marker")]
-    Incomplete { site: String },
-}
-
 fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pattern).expect("valid regex"))
 }
@@ -132,32 +121,6 @@ pub fn parse(log: &str) -> Console {
     console
 }
 
-impl Console {
-    /// Checks that exactly one complete report names `file:line:column`.
-    pub fn expect_site(
-        &self,
-        file: &str,
-        line: u32,
-        column: u32,
-    ) -> Result<&WarnReport, SiteError> {
-        let site = format!("{file}:{line}:{column}");
-        let hits: Vec<&WarnReport> = self
-            .warns
-            .iter()
-            .filter(|w| w.file == file && w.line == line && w.column == Some(column))
-            .collect();
-        match hits.as_slice() {
-            [] => Err(SiteError::Missing(site)),
-            [one] if !one.complete => Err(SiteError::Incomplete { site }),
-            [one] => Ok(one),
-            many => Err(SiteError::Repeated {
-                site,
-                count: many.len(),
-            }),
-        }
-    }
-}
-
 impl WarnReport {
     /// Picks the overflow message and the site's column out of a line of the report.
     fn take_details(&mut self, line: &str, message: &Regex) {
@@ -199,9 +162,9 @@ mod tests {
 ";
         let console = parse(log);
         assert_eq!(console.panic, None);
-        let w = console
-            .expect_site("samples/rust/rust_overflow_report.rs", 25, 17)
-            .unwrap();
+        assert_eq!(console.warns.len(), 1);
+        let w = &console.warns[0];
+        assert_eq!(w.site(), "samples/rust/rust_overflow_report.rs:25:17");
         assert_eq!(w.message.as_deref(), Some("attempt to add with overflow"));
         assert_eq!(w.cpu, Some(1));
         assert!(w.cut_here && w.complete);
@@ -217,9 +180,8 @@ mod tests {
         let console = parse(include_str!("../fixtures/dmesg-x86_64-report.txt"));
         assert_eq!(console.panic, None);
         assert_eq!(console.warns.len(), 1);
-        let w = console
-            .expect_site("samples/rust/rust_overflow_report.rs", 31, 19)
-            .unwrap();
+        let w = &console.warns[0];
+        assert_eq!(w.site(), "samples/rust/rust_overflow_report.rs:49:19");
         assert_eq!(w.message.as_deref(), Some("attempt to add with overflow"));
         assert!(w.cut_here && w.complete);
         assert_eq!(w.cpu, Some(1));
@@ -242,29 +204,5 @@ Kernel panic - not syncing: panic_on_warn set ...
         assert_eq!(console.warns[0].site(), "lib/foo.c:12");
         assert!(!console.warns[0].cut_here);
         assert_eq!(console.panic.as_deref(), Some("panic_on_warn set ..."));
-    }
-
-    #[test]
-    fn site_errors_are_typed() {
-        let log = "WARNING: a.rs:1 at f+0x0/0x1, CPU#0: sh/1\na.rs:1:5\n";
-        let console = parse(log);
-        assert_eq!(
-            console.expect_site("a.rs", 1, 5),
-            Err(SiteError::Incomplete {
-                site: "a.rs:1:5".into()
-            })
-        );
-        assert_eq!(
-            console.expect_site("a.rs", 2, 5),
-            Err(SiteError::Missing("a.rs:2:5".into()))
-        );
-        let twice = format!("{log}---[ end trace 0 ]---\n{log}---[ end trace 0 ]---\n");
-        assert_eq!(
-            parse(&twice).expect_site("a.rs", 1, 5),
-            Err(SiteError::Repeated {
-                site: "a.rs:1:5".into(),
-                count: 2
-            })
-        );
     }
 }
