@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::boot;
 use crate::ctx::{Arch, Ctx, Mode};
-use crate::kernel::{self, BuildArgs};
+use crate::kernel;
 use crate::kunit;
 use crate::policy;
 use crate::run::{capture, display, Lock};
@@ -416,13 +416,7 @@ fn rust_objects(out: &Path) -> Result<Vec<PathBuf>> {
 
 /// A storm at one site in the x86_64 demo kernel, and the KUnit storm lines.
 fn storm(ctx: &Ctx) -> Result<Storm> {
-    kernel::build(
-        ctx,
-        &BuildArgs {
-            arch: Arch::X86_64,
-            mode: Mode::Report,
-        },
-    )?;
+    let out = crate::test::build_demo(ctx)?;
     let overflows = policy::STORM;
     let script = format!(
         "rmmod rust_overflow_report\necho 'overflow-harness: storm begin'\n\
@@ -436,7 +430,6 @@ fn storm(ctx: &Ctx) -> Result<Storm> {
         script: Some(script),
         ..Default::default()
     };
-    let out = kernel::completed_build(ctx, Arch::X86_64, Mode::Report)?;
     let boot = boot::boot_build(ctx, &out, &args, "bench-storm")?;
     let console = fs::read_to_string(&boot.console_log)?;
     let (_, after) = console

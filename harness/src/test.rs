@@ -170,15 +170,20 @@ fn cargo_test(ctx: &Ctx) -> Result<(usize, usize)> {
     Ok((passed, failed))
 }
 
-/// Builds the x86_64 report-mode kernel with the sample module and boots it.
-pub fn demo_kernel(ctx: &Ctx) -> Result<boot::Boot> {
+/// Builds the x86_64 report-mode kernel with the sample module.
+pub fn build_demo(ctx: &Ctx) -> Result<std::path::PathBuf> {
     kernel::build(
         ctx,
         &BuildArgs {
             arch: Arch::X86_64,
             mode: Mode::Report,
         },
-    )?;
+    )
+}
+
+/// Builds the x86_64 report-mode kernel with the sample module and boots it.
+pub fn demo_kernel(ctx: &Ctx) -> Result<boot::Boot> {
+    build_demo(ctx)?;
     boot::run(
         ctx,
         &boot::Args {
@@ -191,13 +196,7 @@ pub fn demo_kernel(ctx: &Ctx) -> Result<boot::Boot> {
 
 /// Builds the demo kernel and runs the boot checks of `policy` on it.
 fn boot_checks(ctx: &Ctx, src: &std::path::Path) -> Result<(usize, usize)> {
-    kernel::build(
-        ctx,
-        &BuildArgs {
-            arch: Arch::X86_64,
-            mode: Mode::Report,
-        },
-    )?;
+    build_demo(ctx)?;
     let checks = policy::run(ctx, src)?;
     Ok((checks.passed, checks.failed))
 }
