@@ -136,9 +136,9 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     let dir = ctx.work.join("bench");
     fs::create_dir_all(&dir)?;
     let mut results = Results {
-        date: capture_line(Command::new("date").arg("-u"))?,
+        date: capture_line("date", &["-u"])?,
         machine: machine()?,
-        toolchain: capture_line(Command::new(toolchain.join("bin/rustc")).arg("-vV"))?
+        toolchain: capture_line(toolchain.join("bin/rustc"), &["-vV"])?
             .replace('\n', "; "),
         ..Default::default()
     };
@@ -219,8 +219,10 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     Ok(())
 }
 
-fn capture_line(cmd: &mut Command) -> Result<String> {
-    let cmd = std::mem::replace(cmd, Command::new("true"));
+/// What `program args...` prints, trimmed.
+fn capture_line(program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Result<String> {
+    let mut cmd = Command::new(program);
+    cmd.args(args);
     Ok(capture(cmd, Duration::from_secs(60))?.trim().to_string())
 }
 
