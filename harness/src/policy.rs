@@ -97,13 +97,11 @@ fn boot_with(
     label: &str,
     cmdline: &[&str],
     script: &str,
-    expect_panic: bool,
 ) -> Result<Outcome> {
     let args = boot::Args {
         arch: Arch::X86_64,
         mode: Mode::Report,
         cmdline: cmdline.iter().map(|s| s.to_string()).collect(),
-        expect_panic,
         script: Some(format!("{HELPERS}\n{script}")),
         ..Default::default()
     };
@@ -151,7 +149,6 @@ reload
 show panic
 "#
         ),
-        false,
     )?;
     let first = sysfs.boot.console.warns.iter().find(|w| w.file == SAMPLE);
     checks.check(
@@ -217,7 +214,6 @@ show panic
         "policy-cmdline",
         &["rust_overflow.policy=bogus", "rust_overflow.policy=always"],
         "show boot\nreload\nshow always\n",
-        false,
     )?;
     checks.check(
         "`rust_overflow.policy=bogus` on the command line is rejected with a message",
@@ -237,7 +233,6 @@ show panic
         "policy-panic",
         &["rust_overflow.policy=panic"],
         "show boot\n",
-        false,
     )?;
     checks.check(
         "`rust_overflow.policy=panic` on the command line: the load panics at the site",
