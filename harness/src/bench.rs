@@ -138,8 +138,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     let mut results = Results {
         date: capture_line("date", &["-u"])?,
         machine: machine()?,
-        toolchain: capture_line(toolchain.join("bin/rustc"), &["-vV"])?
-            .replace('\n', "; "),
+        toolchain: capture_line(toolchain.join("bin/rustc"), &["-vV"])?.replace('\n', "; "),
         ..Default::default()
     };
 
@@ -247,9 +246,7 @@ fn compile(rustc: &Path, mode: Mode, flags: &[&str], out: &Path, source: &Path) 
         .arg(out)
         .arg(source);
     let shown = display(&cmd);
-    let output = cmd
-        .output()
-        .with_context(|| format!("running {shown}"))?;
+    let output = cmd.output().with_context(|| format!("running {shown}"))?;
     if !output.status.success() {
         bail!(
             "{shown} failed:\n{}",
@@ -273,7 +270,10 @@ fn callgrind(exe: &Path, name: &str) -> Result<(u64, String)> {
     }
     let count = parse_callgrind(&stderr)
         .with_context(|| format!("callgrind printed no `Collected` line:\n{stderr}"))?;
-    Ok((count, String::from_utf8_lossy(&output.stdout).trim().to_string()))
+    Ok((
+        count,
+        String::from_utf8_lossy(&output.stdout).trim().to_string(),
+    ))
 }
 
 /// The count of callgrind's `==PID== Collected : N` line.
@@ -346,7 +346,11 @@ fn kernel_sizes(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<BTreeMap<Stri
     for mode in MODES {
         let out = ctx.work.join("bench").join(format!("kernel-{arch}-{mode}"));
         let mut fragment = String::new();
-        for f in ["kernel/base.config", &format!("kernel/{arch}.config"), "kunit/rust.kunitconfig"] {
+        for f in [
+            "kernel/base.config",
+            &format!("kernel/{arch}.config"),
+            "kunit/rust.kunitconfig",
+        ] {
             fragment += &fs::read_to_string(ctx.repo.join("configs").join(f))?;
         }
         fragment += mode.kconfig();
@@ -363,11 +367,7 @@ fn kernel_sizes(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<BTreeMap<Stri
             )?;
         }
         for obj in rust_objects(&out)? {
-            let name = obj
-                .strip_prefix(&out)
-                .unwrap_or(&obj)
-                .display()
-                .to_string();
+            let name = obj.strip_prefix(&out).unwrap_or(&obj).display().to_string();
             sizes.entry(name).or_default().set(mode, text_size(&obj)?);
         }
         sizes
@@ -498,7 +498,11 @@ fn markdown(r: &Results) -> String {
          results.\n"
     )
     .unwrap();
-    writeln!(w, "| workload | off | panic | report | report/panic | report/off | panic/off |").unwrap();
+    writeln!(
+        w,
+        "| workload | off | panic | report | report/panic | report/off | panic/off |"
+    )
+    .unwrap();
     writeln!(w, "|---|---:|---:|---:|---:|---:|---:|").unwrap();
     for (name, t) in &r.userspace {
         row(w, name, t);
@@ -506,7 +510,9 @@ fn markdown(r: &Results) -> String {
     writeln!(
         w,
         "| geometric mean | | | | {:.4} | {:.4} | {:.4} |\n",
-        r.userspace_geomean_report_panic, r.userspace_geomean_report_off, r.userspace_geomean_panic_off
+        r.userspace_geomean_report_panic,
+        r.userspace_geomean_report_off,
+        r.userspace_geomean_panic_off
     )
     .unwrap();
     writeln!(w, "Cycles: {}.\n", r.perf).unwrap();
@@ -519,7 +525,11 @@ fn markdown(r: &Results) -> String {
          `+ - *`, x86_64, `-Copt-level=2`, `.text` from `llvm-size -A`:\n"
     )
     .unwrap();
-    writeln!(w, "| off | panic | report | report/panic | panic − off per site | report − off per site |").unwrap();
+    writeln!(
+        w,
+        "| off | panic | report | report/panic | panic − off per site | report − off per site |"
+    )
+    .unwrap();
     writeln!(w, "|---:|---:|---:|---:|---:|---:|").unwrap();
     writeln!(
         w,
@@ -543,7 +553,11 @@ fn markdown(r: &Results) -> String {
              rustc built, and of `vmlinux`.\n"
         )
         .unwrap();
-        writeln!(w, "| object | off | panic | report | report/panic | report/off | panic/off |").unwrap();
+        writeln!(
+            w,
+            "| object | off | panic | report | report/panic | report/off | panic/off |"
+        )
+        .unwrap();
         writeln!(w, "|---|---:|---:|---:|---:|---:|---:|").unwrap();
         for (name, t) in sizes {
             row(w, name, t);

@@ -136,7 +136,10 @@ fn checkpatch(ctx: &Ctx, src: &Path, patch: &Path) -> Result<String> {
     spawn_logged(&mut cmd, "checkpatch", &log, Duration::from_secs(600))?;
     let text = fs::read_to_string(&log)?;
     if text.contains("Traceback (most recent call last)") {
-        bail!("a script that checkpatch runs failed; see {}", log.display());
+        bail!(
+            "a script that checkpatch runs failed; see {}",
+            log.display()
+        );
     }
     let total = text
         .lines()

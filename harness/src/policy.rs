@@ -87,7 +87,11 @@ impl Outcome {
     /// How many lines of the kernel log contain `needle`. The console has most kernel lines
     /// twice, as printed and in the `dmesg` dump, so this counts in the dump.
     fn count(&self, needle: &str) -> usize {
-        self.boot.dmesg.lines().filter(|l| l.contains(needle)).count()
+        self.boot
+            .dmesg
+            .lines()
+            .filter(|l| l.contains(needle))
+            .count()
     }
 }
 
@@ -119,7 +123,9 @@ fn boot_with(
 /// command line) on the built x86_64 report-mode kernel and checks what they printed.
 pub fn run(ctx: &Ctx, src: &Path) -> Result<Checks> {
     let (line, column) = assignment_site(&fs::read_to_string(src.join(SAMPLE))?, "a + b")
-        .with_context(|| format!("{SAMPLE} has no single `= a + b;` to check the report against"))?;
+        .with_context(|| {
+            format!("{SAMPLE} has no single `= a + b;` to check the report against")
+        })?;
     let site = format!("{SAMPLE}:{line}:{column}");
     let mut checks = Checks::default();
 
@@ -161,7 +167,9 @@ show panic
             w.line == line
                 && w.column == Some(column)
                 && w.message.as_deref() == Some("attempt to add with overflow")
-                && w.caller.as_deref().is_some_and(|c| c.contains("[rust_overflow_report]"))
+                && w.caller
+                    .as_deref()
+                    .is_some_and(|c| c.contains("[rust_overflow_report]"))
                 && w.complete
         }),
     );
