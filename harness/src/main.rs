@@ -126,6 +126,8 @@ fn demo(ctx: &Ctx) -> Result<()> {
     toolchain::run(ctx, &toolchain::Args::default())?;
     kernel::tree(ctx, &kernel::TreeArgs::default())?;
     let boot = test::demo_kernel(ctx)?;
-    println!("{}", boot.summary());
+    for warn in &boot.console.warns {
+        println!("{}\n", warn.text.join("\n"));
+    }
     Ok(())
 }

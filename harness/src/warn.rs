@@ -21,6 +21,8 @@ pub struct WarnReport {
     pub cut_here: bool,
     /// Whether the `---[ end trace ... ]---` marker closed the report.
     pub complete: bool,
+    /// The report's lines as printed, from `cut here` to the end-of-trace marker.
+    pub text: Vec<String>,
 }
 
 /// What a console log says about WARNs and panics.
@@ -59,6 +61,7 @@ pub fn parse(log: &str) -> Console {
     let mut prev = "";
     // Lines between `cut here` and the header: the overflow handler prints its message there.
     let mut preamble: Vec<&str> = Vec::new();
+    let mut cut = "";
     for raw in log.lines() {
         let line = strip_prefix(raw);
         let header = new
@@ -83,6 +86,7 @@ pub fn parse(log: &str) -> Console {
             });
         if line.contains("[ cut here ]") {
             preamble.clear();
+            cut = line;
         }
         if let Some((file, Some(line_no), caller, cpu)) = header {
             console.warns.extend(current.take());
@@ -95,12 +99,19 @@ pub fn parse(log: &str) -> Console {
                 cpu,
                 cut_here: prev.contains("[ cut here ]") || !preamble.is_empty(),
                 complete: false,
+                text: Vec::new(),
             };
+            if report.cut_here {
+                report.text.push(cut.to_string());
+            }
             for earlier in preamble.drain(..) {
                 report.take_details(earlier, message);
+                report.text.push(earlier.to_string());
             }
+            report.text.push(line.to_string());
             current = Some(report);
         } else if let Some(report) = current.as_mut() {
+            report.text.push(line.to_string());
             if line.starts_with("---[ end trace") {
                 report.complete = true;
                 console.warns.extend(current.take());
@@ -190,6 +201,11 @@ mod tests {
             .as_deref()
             .unwrap()
             .ends_with("[rust_overflow_report]"));
+        assert!(w.text[0].contains("[ cut here ]"));
+        assert!(w.text[1].starts_with("rust: attempt to add with overflow at "));
+        assert!(w.text[2].starts_with("WARNING: samples/rust/rust_overflow_report.rs:49 at "));
+        assert!(w.text.last().unwrap().starts_with("---[ end trace"));
+        assert!(w.text.iter().any(|l| l.contains("report_integer_overflow")));
     }
 
     #[test]
