@@ -425,7 +425,7 @@ fn storm(ctx: &Ctx) -> Result<Storm> {
          insmod /modules/rust_overflow_report.ko overflows={overflows}\n\
          echo 'overflow-harness: storm end'\n"
     );
-    // The first load reports the site; the storm's load only counts.
+    // A reloaded module has fresh sites: the storm reports its first overflow, then only counts.
     let args = boot::Args {
         arch: Arch::X86_64,
         mode: Mode::Report,

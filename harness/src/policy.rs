@@ -1,6 +1,6 @@
 //! Boot checks of the x86_64 report-mode kernel: the sample's report, the `rust_overflow.policy`
-//! parameter on the command line and in sysfs, and the statistics in debugfs across a module
-//! unload and reload and a storm.
+//! parameter on the command line and in sysfs, and the statistics in debugfs across module
+//! unloads and reloads and a storm.
 
 use std::fs;
 use std::path::Path;
@@ -16,12 +16,34 @@ const MODULE: &str = "rust_overflow_report";
 /// Overflows of the storm step (the sample's `overflows` parameter).
 pub const STORM: u64 = 1_000_000;
 
+/// The overflow-report KUnit suite and its number of tests.
+const SUITE: &str = "rust_overflow_report";
+const KUNIT_TESTS: usize = 7;
+
+/// The test results in a suite's KTAP log: `(name, passed)` for each indented `ok N name` or
+/// `not ok N name` line (skipped tests count as passed, as kunit.py counts them).
+fn kunit_results(lines: &[&str]) -> Vec<(String, bool)> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with(char::is_whitespace))
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let (ok, rest) = match l.strip_prefix("not ok ") {
+                Some(rest) => (false, rest),
+                None => (true, l.strip_prefix("ok ")?),
+            };
+            let name = rest.split_whitespace().nth(1)?;
+            Some((name.to_string(), ok))
+        })
+        .collect()
+}
+
 /// Shell functions for the guest. `show STEP` prints the policy and every line of the statistics
 /// file prefixed with `overflow-harness: STEP:`; `reload ARGS` unloads the sample and loads it
 /// again with ARGS.
 const HELPERS: &str = r#"
 P=/sys/module/rust_overflow/parameters/policy
-S=/sys/kernel/debug/rust_overflow/sites
+S=/sys/kernel/debug/rust_overflow/stats
 show() {
     echo "overflow-harness: $1: policy $(cat $P)"
     sed "s/^/overflow-harness: $1: /" $S
@@ -54,8 +76,6 @@ impl Checks {
 struct Outcome {
     boot: Boot,
     console: String,
-    /// `file:line:column` of the sample's overflow.
-    site: String,
 }
 
 impl Outcome {
@@ -68,11 +88,30 @@ impl Outcome {
             .collect()
     }
 
-    /// Whether `show STEP` printed the policy `policy` and the sample's site with `hits` hits.
-    fn shows(&self, step: &str, policy: &str, hits: u64) -> bool {
+    /// Whether `show STEP` printed the policy `policy` and the counts `warned` and `repeats`. The
+    /// suppressed and nested counts must be those of the first step: the KUnit suite that runs at
+    /// boot makes them, and the sample must not add to them.
+    fn shows(&self, step: &str, policy: &str, warned: u64, repeats: u64) -> bool {
         let lines = self.step(step);
-        let site = format!("{} add {hits} {MODULE}", self.site);
-        lines.contains(&format!("policy {policy}").as_str()) && lines.contains(&site.as_str())
+        let first = self.step("loaded");
+        let value = |lines: &[&'_ str], name: &str| -> Option<String> {
+            lines
+                .iter()
+                .find(|l| l.starts_with(name))
+                .map(|l| l.to_string())
+        };
+        let kept = |name: &str| {
+            value(&first, name).is_some() && value(&lines, name) == value(&first, name)
+        };
+        [
+            format!("policy {policy}"),
+            format!("warned {warned}"),
+            format!("repeats {repeats}"),
+        ]
+        .iter()
+        .all(|want| lines.contains(&want.as_str()))
+            && kept("suppressed ")
+            && kept("nested ")
     }
 
     fn sample_warns(&self) -> usize {
@@ -95,13 +134,7 @@ impl Outcome {
     }
 }
 
-fn boot_with(
-    ctx: &Ctx,
-    site: &str,
-    label: &str,
-    cmdline: &[&str],
-    script: &str,
-) -> Result<Outcome> {
+fn boot_with(ctx: &Ctx, label: &str, cmdline: &[&str], script: &str) -> Result<Outcome> {
     let args = boot::Args {
         arch: Arch::X86_64,
         mode: Mode::Report,
@@ -112,15 +145,12 @@ fn boot_with(
     let out = crate::kernel::completed_build(ctx, Arch::X86_64, Mode::Report)?;
     let boot = boot::boot_build(ctx, &out, &args, &format!("boot-x86_64-report-{label}"))?;
     let console = fs::read_to_string(&boot.console_log)?;
-    Ok(Outcome {
-        boot,
-        console,
-        site: site.to_string(),
-    })
+    Ok(Outcome { boot, console })
 }
 
-/// Runs the three boots (policy switched in sysfs, set on the command line, and `panic` on the
-/// command line) on the built x86_64 report-mode kernel and checks what they printed.
+/// Runs the four boots (policy switched in sysfs, set on the command line, the KUnit suite run
+/// again, and `panic` on the command line) on the built x86_64 report-mode kernel and checks what
+/// they printed.
 pub fn run(ctx: &Ctx, src: &Path) -> Result<Checks> {
     let (line, column) = assignment_site(&fs::read_to_string(src.join(SAMPLE))?, "a + b")
         .with_context(|| {
@@ -129,21 +159,21 @@ pub fn run(ctx: &Ctx, src: &Path) -> Result<Checks> {
     let site = format!("{SAMPLE}:{line}:{column}");
     let mut checks = Checks::default();
 
-    // 1. The default policy, then switched through sysfs; the sample is unloaded and loaded again
-    //    between the steps, so the statistics must survive the unload.
+    // 1. The default policy, then switched through sysfs. Each load of the sample has fresh
+    //    sites, which live in the module's data, so the handler reports a reloaded module again;
+    //    the counts in debugfs are global and survive the unloads.
     let storm = STORM;
     let sysfs = boot_with(
         ctx,
-        &site,
         "policy-sysfs",
         &[],
         &format!(
             r#"
 show loaded
-reload
+reload overflows=3
 show reloaded
 echo always > $P
-reload
+reload overflows=3
 show always
 echo bogus > $P || echo "overflow-harness: bogus rejected"
 show bogus
@@ -156,57 +186,56 @@ show panic
 "#
         ),
     )?;
+    let message = "attempt to add with overflow: 200_u8 + 100_u8";
     let first = sysfs.boot.console.warns.iter().find(|w| w.file == SAMPLE);
     checks.check(
         &format!(
             "the first load reports the sample's overflow at {site}, with the column, the \
-             operation, the sample's function as the caller and an end-of-trace marker: \
-             {first:?}"
+             operation and the operands, the sample's function in the call trace and an \
+             end-of-trace marker: {first:?}"
         ),
         first.is_some_and(|w| {
             w.line == line
                 && w.column == Some(column)
-                && w.message.as_deref() == Some("attempt to add with overflow")
-                && w.caller
-                    .as_deref()
-                    .is_some_and(|c| c.contains("[rust_overflow_report]"))
+                && w.message.as_deref() == Some(message)
+                && w.text
+                    .iter()
+                    .any(|l| l.contains("Module4init") && l.contains(&format!("[{MODULE}]")))
                 && w.complete
         }),
     );
     checks.check(
-        "once: the first load's site is in the statistics with 1 hit and the module's name",
-        sysfs.shows("loaded", "once", 1),
+        "once: the first load is reported, nothing else counted",
+        sysfs.shows("loaded", "once", 1, 0),
     );
     checks.check(
-        "once: after an unload and a reload, the same site has 2 hits",
-        sysfs.shows("reloaded", "once", 2),
+        "once: a reload has fresh sites: its first overflow is reported, the other 2 counted",
+        sysfs.shows("reloaded", "once", 2, 2),
     );
     checks.check(
-        "always (sysfs): the reload is counted, 3 hits",
-        sysfs.shows("always", "always", 3),
+        "always (sysfs): all 3 overflows of the next load are reported",
+        sysfs.shows("always", "always", 5, 2),
     );
     checks.check(
         "writing `bogus` to the parameter fails and leaves `always`",
         sysfs.console.contains("overflow-harness: bogus rejected")
-            && sysfs.shows("bogus", "always", 3)
+            && sysfs.shows("bogus", "always", 5, 2)
             && sysfs.count("rust_overflow.policy: invalid value") == 1,
     );
     checks.check(
-        &format!("once: a storm of {storm} overflows at the site is counted"),
-        sysfs.shows("storm", "once", 3 + storm),
+        &format!(
+            "once: a storm of {storm} overflows at one site is reported once, the rest counted"
+        ),
+        sysfs.shows("storm", "once", 6, 2 + storm - 1),
     );
     checks.check(
-        "the sample's site was reported twice: on the first load and under `always`",
-        sysfs.sample_warns() == 2,
-    );
-    checks.check(
-        "nothing was untracked or nested",
-        sysfs.step("storm").contains(&"untracked 0") && sysfs.step("storm").contains(&"nested 0"),
+        "the sample's site was reported 6 times: once per load under `once`, 3 times under `always`",
+        sysfs.sample_warns() == 6,
     );
     checks.check(
         "panic (sysfs): the next load panics at the site, and the sample does not go on",
         // One line per WARN, and the panic message.
-        sysfs.count(&format!("attempt to add with overflow at {site}")) == sysfs.sample_warns() + 1
+        sysfs.count(&format!("{message} at {site}")) == sysfs.sample_warns() + 1
             && sysfs.count("panicked at") == 1
             && sysfs.count("still running") == 4,
     );
@@ -218,36 +247,95 @@ show panic
     // 2. An invalid value and `always` on the command line.
     let cmdline = boot_with(
         ctx,
-        &site,
         "policy-cmdline",
         &["rust_overflow.policy=bogus", "rust_overflow.policy=always"],
-        "show boot\nreload\nshow always\n",
+        "show boot\nreload overflows=2\nshow always\n",
     )?;
     checks.check(
         "`rust_overflow.policy=bogus` on the command line is rejected with a message",
         cmdline.count("rust_overflow.policy: invalid value") == 1,
     );
     checks.check(
-        "`rust_overflow.policy=always` on the command line: both loads are reported",
-        cmdline.shows("boot", "always", 1)
-            && cmdline.shows("always", "always", 2)
-            && cmdline.sample_warns() == 2,
+        "`rust_overflow.policy=always` on the command line: every overflow is reported",
+        cmdline.shows("boot", "always", 1, 0)
+            && cmdline.shows("always", "always", 3, 0)
+            && cmdline.sample_warns() == 3,
     );
 
-    // 3. `panic` on the command line: the first load panics.
+    // 3. The KUnit suite, built into the demo kernel, ran at boot; run it again through debugfs.
+    //    Both runs must pass every test: a suppressed report leaves its site unreported.
+    let kunit = boot_with(
+        ctx,
+        "kunit-rerun",
+        &[],
+        &format!(
+            r#"
+R=/sys/kernel/debug/kunit/{SUITE}
+sed "s/^/overflow-harness: kunit-1: /" $R/results
+echo 1 > $R/run
+sed "s/^/overflow-harness: kunit-2: /" $R/results
+"#
+        ),
+    )?;
+    for run in ["kunit-1", "kunit-2"] {
+        let results = kunit_results(&kunit.step(run));
+        let passed = results.iter().filter(|(_, ok)| *ok).count();
+        checks.check(
+            &format!(
+                "{SUITE}, run {} in one boot: {} tests, all passed: {results:?}",
+                &run[6..],
+                KUNIT_TESTS
+            ),
+            results.len() == KUNIT_TESTS && passed == KUNIT_TESTS,
+        );
+        eprintln!(
+            "{SUITE} run {} in one boot: {passed} of {} tests passed",
+            &run[6..],
+            results.len()
+        );
+    }
+
+    // 4. `panic` on the command line: the first load panics.
     let panic = boot_with(
         ctx,
-        &site,
         "policy-panic",
         &["rust_overflow.policy=panic"],
         "show boot\n",
     )?;
     checks.check(
         "`rust_overflow.policy=panic` on the command line: the load panics at the site",
-        panic.count(&format!("attempt to add with overflow at {site}")) >= 1
+        panic.count(&format!(
+            "attempt to add with overflow: 200_u8 + 100_u8 at {site}"
+        )) >= 1
             && panic.count("panicked at") == 1
             && panic.count("still running") == 0
             && panic.sample_warns() == 0,
     );
     Ok(checks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_kunit_results() {
+        let log = [
+            "KTAP version 1",
+            "# Subtest: rust_overflow_report",
+            "1..3",
+            "    ok 1 reports_and_continues",
+            "    not ok 2 site_reported_once",
+            "    ok 3 policy_names # SKIP no reason",
+            "not ok 1 rust_overflow_report",
+        ];
+        assert_eq!(
+            kunit_results(&log),
+            [
+                ("reports_and_continues".to_string(), true),
+                ("site_reported_once".to_string(), false),
+                ("policy_names".to_string(), true),
+            ]
+        );
+    }
 }

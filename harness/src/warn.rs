@@ -12,7 +12,8 @@ pub struct WarnReport {
     pub line: u32,
     /// The column, from a `file:line:column` in the report (overflow reports print one).
     pub column: Option<u32>,
-    /// The overflow message (`attempt to add with overflow`, ...), if the report has one.
+    /// The overflow message (`attempt to add with overflow: 200_u8 + 100_u8`, ...), if the
+    /// report has one.
     pub message: Option<String>,
     /// The function the WARN points at, as `__warn()` prints it.
     pub caller: Option<String>,
@@ -54,12 +55,18 @@ pub fn parse(log: &str) -> Console {
     let new = re(&NEW, r"^WARNING: (\S+):(\d+) at ([^,]+), CPU#(\d+)");
     // Before: `WARNING: CPU: 0 PID: 1 at lib/foo.c:12 func+0x1/0x2`.
     let old = re(&OLD, r"^WARNING: CPU: (\d+) PID: \d+ at (\S+):(\d+) (\S+)");
-    let message = re(&MESSAGE, r"attempt to [a-z ]+ with overflow");
+    // The overflow handler's message, with the operands (`attempt to add with overflow:
+    // 200_u8 + 100_u8`) when the line goes on with ` at file:line:column`.
+    let message = re(
+        &MESSAGE,
+        r"(attempt to [a-z ]+ with overflow(?:: .*?)?)(?: at \S+:\d+:\d+|$)",
+    );
 
     let mut console = Console::default();
     let mut current: Option<WarnReport> = None;
     let mut prev = "";
-    // Lines between `cut here` and the header: the overflow handler prints its message there.
+    // Lines between `cut here` and the header: `WARN()` prints its message there on architectures
+    // with `__WARN_FLAGS`; `warn_at()` prints it after the header.
     let mut preamble: Vec<&str> = Vec::new();
     let mut cut = "";
     for raw in log.lines() {
@@ -136,7 +143,7 @@ impl WarnReport {
     /// Picks the overflow message and the site's column out of a line of the report.
     fn take_details(&mut self, line: &str, message: &Regex) {
         if self.message.is_none() {
-            self.message = message.find(line).map(|m| m.as_str().to_string());
+            self.message = message.captures(line).map(|c| c[1].to_string());
         }
         if self.column.is_none() {
             let site = format!("{}:{}:", self.file, self.line);
@@ -183,6 +190,39 @@ mod tests {
             w.caller.as_deref(),
             Some("init+0x2c/0x60 [rust_overflow_report]")
         );
+    }
+
+    #[test]
+    fn parses_message_with_operands_after_the_header() {
+        let log = "\
+[    1.000000] ------------[ cut here ]------------
+[    1.000001] WARNING: samples/rust/rust_overflow_report.rs:49 at report+0x9d/0x1e0, CPU#0: insmod/60
+[    1.000002] rust: attempt to add with overflow: 200_u8 + 100_u8 at samples/rust/rust_overflow_report.rs:49:19
+[    1.000003] Modules linked in: rust_overflow_report(+)
+[    1.000004] ---[ end trace 0000000000000000 ]---
+";
+        let w = &parse(log).warns[0];
+        assert_eq!(w.site(), "samples/rust/rust_overflow_report.rs:49:19");
+        assert_eq!(
+            w.message.as_deref(),
+            Some("attempt to add with overflow: 200_u8 + 100_u8")
+        );
+        assert!(w.cut_here && w.complete);
+    }
+
+    #[test]
+    fn parses_negation_message() {
+        let log = "\
+WARNING: a.rs:3 at f+0x1/0x2, CPU#0: x/1
+rust: attempt to negate with overflow: -(-128_i8) at a.rs:3:5
+---[ end trace 0000000000000000 ]---
+";
+        let w = &parse(log).warns[0];
+        assert_eq!(
+            w.message.as_deref(),
+            Some("attempt to negate with overflow: -(-128_i8)")
+        );
+        assert_eq!(w.column, Some(5));
     }
 
     /// dmesg from a boot of the x86_64 demo kernel, as `boot` captured it.
