@@ -169,6 +169,22 @@ pub const CORE_NUM_USIZE: Site = Site::core("library/core/src/num/mod.rs", 1396,
 /// `integer_sum_product!` in `core/src/iter/traits/accum.rs`: `Sum` and `Product` of integers.
 pub const CORE_SUM_PRODUCT: Site = Site::core("library/core/src/iter/traits/accum.rs", 206, 1);
 
+/// The invocations of the macros in `core/src/ops` that implement the operators for the integer
+/// types, where the checks of those `#[track_caller]` impls are: `site().location()` of a report
+/// from such an impl that was not inlined (its `location()` is the caller's).
+///
+/// Hand-checked against Rust 1.96's `library/core`; `report.rs` expects them at opt-level 0,
+/// where the impls are not inlined. `-Coverflow-checks=on` cannot show them: its panics there
+/// are at the caller.
+pub const CORE_OPS_ADD: Site = Site::core("library/core/src/ops/arith.rs", 113, 1);
+pub const CORE_OPS_SUB: Site = Site::core("library/core/src/ops/arith.rs", 225, 1);
+pub const CORE_OPS_MUL: Site = Site::core("library/core/src/ops/arith.rs", 359, 1);
+pub const CORE_OPS_NEG: Site = Site::core("library/core/src/ops/arith.rs", 728, 1);
+pub const CORE_OPS_ADD_ASSIGN: Site = Site::core("library/core/src/ops/arith.rs", 799, 1);
+pub const CORE_OPS_SHL: Site = Site::core("library/core/src/ops/bit.rs", 518, 1);
+pub const CORE_OPS_SHR: Site = Site::core("library/core/src/ops/bit.rs", 641, 1);
+pub const CORE_OPS_SHL_ASSIGN: Site = Site::core("library/core/src/ops/bit.rs", 994, 1);
+
 /// A panic caught by [`catch`]: its message and location.
 #[derive(Debug)]
 pub struct Caught {

@@ -50,6 +50,14 @@ fn shl<T: Shl<u32, Output = T>>(a: T, b: u32) -> T {
     a << b
 }
 
+/// Never inlined: the overflow check in it reports through `report_overflow_at` with its
+/// caller's location, where the default handler must panic.
+#[track_caller]
+#[inline(never)]
+fn tracked_add(a: u8, b: u8) -> u8 {
+    a + b
+}
+
 fn main() -> ExitCode {
     common::install_panic_hook();
     let mut t = Tester {
@@ -102,6 +110,10 @@ fn main() -> ExitCode {
     let message = "attempt to shift left with overflow";
     t.checks
         .panicked("generic_shl", got, message, site("generic_shl"));
+
+    // A `#[track_caller]` function of this file panics at its caller.
+    let got = catch(|| /*@tracked_add*/ tracked_add(bb(200), bb(100)));
+    t.panics("tracked_add", got, add_message);
 
     // Checks inherited by `core`, at the sites that `report.rs` expects as well.
     let message = "attempt to negate with overflow";

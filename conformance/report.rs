@@ -3,25 +3,32 @@
 //! The harness compiles this file with `rustc --edition 2024 -Coverflow-checks=report` at
 //! opt-levels 0, 2, 3 and 3 with fat LTO, and runs it. Every overflowing `+`, `-`, `*`, `<<`,
 //! `>>`, unary `-` and compound assignment, and every check that `core` inherits through
-//! `#[rustc_inherit_overflow_checks]`, must call the handler exactly once with its operation
-//! and the location that `-Coverflow-checks=on` would panic at, and then continue with the
-//! wrapped value. Operations that do not overflow must not report; division and bounds checks
-//! must still panic.
+//! `#[rustc_inherit_overflow_checks]`, must call the handler exactly once and then continue with
+//! the wrapped value. Each report is compared with what the program knows about the operation:
+//! the operation, the type in the site descriptor, both operands with their values and types
+//! (a shift amount keeps its own type), the location that `-Coverflow-checks=on` would panic
+//! at, and the site's own location. The site descriptor is checked as well: each check has its
+//! own, the same check reached again has the same one, and its state word is the one that the
+//! handler left there. Operations that do not overflow must not report; division and bounds
+//! checks must still panic.
 //!
 //! The expected location of an operation in this file is found from a marker comment
 //! `/*@tag*/` right before it: the operation's span starts there (at the left operand of a
-//! binary operation or compound assignment, at the `-` of a negation). Locations in `core` are
-//! the constants in `common.rs`. Prints one line per check and `N passed, N failed` last.
+//! binary operation or compound assignment, at the `-` of a negation, at the callee of a call
+//! to a `#[track_caller]` function). Locations in `core` are the constants in `common.rs`.
+//! Prints one line per check and `N passed, N failed` last.
 
 #![feature(integer_overflow_report)]
 
 mod common;
 
-use core::panic::{Location, OverflowOp as Op};
-use std::fmt::{self, Debug};
+use core::panic::{IntegerOverflow, IntegerType as Ty, IntegerValue, Location, OverflowOp as Op};
+use std::collections::{HashMap, HashSet};
+use std::fmt::{self, Debug, Display};
 use std::hint::black_box as bb;
 use std::ops::{Add, AddAssign, Mul, Neg, Shl, ShlAssign, Shr, Sub};
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
 use std::sync::{Mutex, PoisonError};
 
 use common::{Caught, Checks, Site, catch};
@@ -29,41 +36,77 @@ use common::{Caught, Checks, Site, catch};
 /// The text of this file, to find the `/*@tag*/` markers in.
 const SOURCE: &str = include_str!("report.rs");
 
-/// One call of the handler.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Report {
-    op: Op,
-    file: &'static str,
-    line: u32,
-    col: u32,
+/// The site of the operation after the marker `/*@tag*/` in this file.
+fn site(tag: &str) -> Site {
+    common::marked(file!(), SOURCE, tag)
 }
 
-impl Report {
-    fn is(&self, op: Op, site: Site) -> bool {
-        self.op == op && site.matches(self.file, self.line, self.col)
-    }
+/// A source location as a [`Location`] gives it: file, line and column.
+type Place = (&'static str, u32, u32);
+
+fn place(location: &'static Location<'static>) -> Place {
+    (location.file(), location.line(), location.column())
+}
+
+fn is_at(site: Site, (file, line, col): Place) -> bool {
+    site.matches(file, line, col)
+}
+
+fn show((file, line, col): Place) -> String {
+    format!("{file}:{line}:{col}")
+}
+
+/// One call of the handler, with everything it was given.
+#[derive(Clone, Debug)]
+struct Report {
+    op: Op,
+    /// `site().ty()`.
+    ty: Ty,
+    lhs: Operand,
+    rhs: Option<Operand>,
+    /// `location()`.
+    at: Place,
+    /// `site().location()`.
+    site_at: Place,
+    /// The address of `site()`.
+    site: usize,
+    /// The site's state word before the handler's `fetch_add(1)`: how often it was reported.
+    state: usize,
+    /// The report's `Display`.
+    text: String,
 }
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{:?} at {}:{}:{}",
-            self.op, self.file, self.line, self.col
+            "`{}` ({}) at {}, site {:#x} at {} in state {}",
+            self.text,
+            self.ty,
+            show(self.at),
+            self.site,
+            show(self.site_at),
+            self.state
         )
     }
 }
 
 static REPORTS: Mutex<Vec<Report>> = Mutex::new(Vec::new());
 
-/// The handler under test: records the report and returns.
+/// The handler under test: records the report, counts it in the site's state word and returns.
 #[core::panic::report_integer_overflow]
-fn record(op: Op, location: &'static Location<'static>) {
+fn record(overflow: &IntegerOverflow) {
+    let site = overflow.site();
     let report = Report {
-        op,
-        file: location.file(),
-        line: location.line(),
-        col: location.column(),
+        op: overflow.op(),
+        ty: site.ty(),
+        lhs: Operand::reported(overflow.lhs()),
+        rhs: overflow.rhs().map(Operand::reported),
+        at: place(overflow.location()),
+        site_at: place(site.location()),
+        site: std::ptr::from_ref(site).addr(),
+        state: site.state().fetch_add(1, Ordering::Relaxed),
+        text: overflow.to_string(),
     };
     REPORTS
         .lock()
@@ -71,101 +114,504 @@ fn record(op: Op, location: &'static Location<'static>) {
         .push(report);
 }
 
-/// The reports since the last call, in the order they were made.
-fn take() -> Vec<Report> {
-    std::mem::take(&mut *REPORTS.lock().unwrap_or_else(PoisonError::into_inner))
+/// An operand as a report describes it: its type, what each conversion gives, and its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Operand {
+    ty: Ty,
+    i128: Option<i128>,
+    u128: Option<u128>,
+    i64: Option<i64>,
+    u64: Option<u64>,
+    negative: bool,
+    text: String,
 }
 
-/// The site of the operation after the marker `/*@tag*/` in this file.
-fn site(tag: &str) -> Site {
-    common::marked(file!(), SOURCE, tag)
-}
-
-fn list<T: fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
-    let items: Vec<String> = items.into_iter().map(|i| i.to_string()).collect();
-    format!("[{}]", items.join(", "))
-}
-
-struct Tester {
-    checks: Checks,
-}
-
-impl Tester {
-    /// `got` came from one overflowing `op` marked `/*@name*/`: it is `want`, and the reports
-    /// since the last check are exactly one, of `op` at that marker.
-    fn one<V: PartialEq + Debug>(&mut self, name: &str, got: V, want: V, op: Op) {
-        self.at(name, got, want, &[(op, site(name))]);
+impl Operand {
+    /// What a report says about one of its operands.
+    fn reported(value: IntegerValue) -> Operand {
+        Operand {
+            ty: value.ty(),
+            i128: value.to_i128(),
+            u128: value.to_u128(),
+            i64: value.to_i64(),
+            u64: value.to_u64(),
+            negative: value.is_negative(),
+            text: value.to_string(),
+        }
     }
 
-    /// `got` is `want`, and the reports since the last check are exactly `expected`, in order.
-    fn at<V: PartialEq + Debug>(&mut self, name: &str, got: V, want: V, expected: &[(Op, Site)]) {
-        let reports = take();
-        let ok = got == want
-            && reports.len() == expected.len()
-            && reports
-                .iter()
-                .zip(expected)
-                .all(|(r, &(op, site))| r.is(op, site));
-        self.checks.check(name, ok, || {
-            let expected = expected
-                .iter()
-                .map(|(op, site)| format!("{op:?} at {site}"));
-            format!(
-                "got {got:?} with reports {}, want {want:?} with reports {}",
-                list(&reports),
-                list(expected)
-            )
-        });
-    }
-
-    /// Nothing overflowed: `got` is `want` and nothing was reported since the last check.
-    fn none<V: PartialEq + Debug>(&mut self, name: &str, got: V, want: V) {
-        self.at(name, got, want, &[]);
-    }
-
-    /// A run of `count` (at least one) overflowing operations, `wrong` of which gave another
-    /// result than the `wrapping_*` method: none may be wrong, and the reports since the last
-    /// check must be `count`, all of `op` at `site`.
-    fn many(&mut self, name: &str, wrong: usize, count: usize, op: Op, site: Site) {
-        let reports = take();
-        let stray = reports.iter().find(|r| !r.is(op, site));
-        let ok = wrong == 0 && count > 0 && reports.len() == count && stray.is_none();
-        self.checks.check(name, ok, || {
-            let stray = stray.map_or(String::new(), |r| format!(", one of them {r}"));
-            format!(
-                "{wrong} wrong results; {} reports{stray}; want {count} reports of {op:?} at {site}",
-                reports.len()
-            )
-        });
-    }
-
-    /// `result` is a panic with `message` at the marker `/*@name*/`, and nothing was reported.
-    fn panics<R: Debug>(&mut self, name: &str, result: Result<R, Caught>, message: &str) {
-        let reports = take();
-        if reports.is_empty() {
-            self.checks.panicked(name, result, message, site(name));
-        } else {
-            self.checks.check(name, false, || {
-                format!("reported {} before panicking", list(&reports))
-            });
+    /// What a report must say about the operand `x`, by the standard conversions.
+    fn of<T: Int>(x: T) -> Operand {
+        Operand {
+            ty: T::TY,
+            i128: TryInto::<i128>::try_into(x).ok(),
+            u128: TryInto::<u128>::try_into(x).ok(),
+            i64: TryInto::<i64>::try_into(x).ok(),
+            u64: TryInto::<u64>::try_into(x).ok(),
+            negative: x < T::ZERO,
+            text: format!("{x}_{}", T::NAME),
         }
     }
 }
 
+/// A primitive integer type: what a report must say about it and its values, and the model of
+/// its operations that the results are checked against.
+trait Int:
+    Copy + Debug + Display + PartialOrd + TryInto<i128> + TryInto<u128> + TryInto<i64> + TryInto<u64>
+{
+    const TY: Ty;
+    const NAME: &'static str;
+    const BITS: u32;
+    const SIGNED: bool;
+    const ZERO: Self;
+
+    /// The value as the unsigned type of the same width, widened: a shift amount is compared
+    /// with the width so (a negative amount is a large one).
+    fn unsigned(self) -> u128;
+
+    /// `self op rhs` by the standard methods: the wrapped result and whether it overflows.
+    /// `rhs` has the type of `self`, except for a shift amount.
+    fn model<U: Int>(self, op: Op, rhs: U) -> (Self, bool);
+}
+
+macro_rules! int {
+    ($($t:ident $unsigned:ident $ty:ident,)*) => {$(
+        impl Int for $t {
+            const TY: Ty = Ty::$ty;
+            const NAME: &'static str = stringify!($t);
+            const BITS: u32 = $t::BITS;
+            const SIGNED: bool = $t::MIN != 0;
+            const ZERO: Self = 0;
+
+            fn unsigned(self) -> u128 {
+                self as $unsigned as u128
+            }
+
+            fn model<U: Int>(self, op: Op, rhs: U) -> (Self, bool) {
+                let amount = rhs.unsigned();
+                let shifted = amount >= u128::from(Self::BITS);
+                let same = || {
+                    assert_eq!(U::TY, Self::TY, "{op:?} of {} and {}", Self::NAME, U::NAME);
+                    amount as $unsigned as $t
+                };
+                match op {
+                    Op::Add => self.overflowing_add(same()),
+                    Op::Sub => self.overflowing_sub(same()),
+                    Op::Mul => self.overflowing_mul(same()),
+                    // `wrapping_shl` and `wrapping_shr` mask the amount to the width.
+                    Op::Shl => (self.wrapping_shl(amount as u32), shifted),
+                    Op::Shr => (self.wrapping_shr(amount as u32), shifted),
+                    _ => panic!("no model of {op:?} with two operands"),
+                }
+            }
+        }
+    )*};
+}
+
+int! {
+    i8 u8 I8, i16 u16 I16, i32 u32 I32, i64 u64 I64, i128 u128 I128, isize usize Isize,
+    u8 u8 U8, u16 u16 U16, u32 u32 U32, u64 u64 U64, u128 u128 U128, usize usize Usize,
+}
+
+/// Where `site().location()` must be.
+#[derive(Clone, Copy, Debug)]
+enum SiteAt {
+    /// At `location()`: any check outside a `#[track_caller]` function.
+    Same,
+    /// At this operation in a `#[track_caller]` function that is never inlined, while
+    /// `location()` is the caller's.
+    Exactly(Site),
+    /// In a `#[track_caller]` operator impl of `core`: at this operation in it if the impl was
+    /// not inlined, which is always the case at opt-level 0 (where the harness's builds have
+    /// `debug_assertions`), and at `location()` if it was.
+    Tracked(Site),
+}
+
+/// A report that a check expects.
+#[derive(Clone, Debug)]
+struct Expected {
+    op: Op,
+    lhs: Operand,
+    rhs: Option<Operand>,
+    /// `location()`.
+    at: Site,
+    site_at: SiteAt,
+}
+
+impl Expected {
+    /// `a op b`, reported at `at`.
+    fn binary<T: Int, U: Int>(op: Op, a: T, b: U, at: Site) -> Expected {
+        Expected {
+            op,
+            lhs: Operand::of(a),
+            rhs: Some(Operand::of(b)),
+            at,
+            site_at: SiteAt::Same,
+        }
+    }
+
+    /// `-a`, reported at `at`.
+    fn neg<T: Int>(a: T, at: Site) -> Expected {
+        Expected {
+            op: Op::Neg,
+            lhs: Operand::of(a),
+            rhs: None,
+            at,
+            site_at: SiteAt::Same,
+        }
+    }
+
+    fn site_at(self, site_at: SiteAt) -> Expected {
+        Expected { site_at, ..self }
+    }
+
+    /// How `r` differs from this expectation, if it does.
+    fn mismatch(&self, r: &Report) -> Option<String> {
+        let text = |o: &Option<Operand>| o.as_ref().map_or("none".into(), |o| o.text.clone());
+        let site_ok = match self.site_at {
+            SiteAt::Same => r.site_at == r.at,
+            SiteAt::Exactly(s) => is_at(s, r.site_at),
+            SiteAt::Tracked(s) if cfg!(debug_assertions) => is_at(s, r.site_at),
+            SiteAt::Tracked(s) => is_at(s, r.site_at) || r.site_at == r.at,
+        };
+        if r.op != self.op {
+            Some(format!("the operation is {:?}, want {:?}", r.op, self.op))
+        } else if r.ty != self.lhs.ty {
+            Some(format!("the site's type is {}, want {}", r.ty, self.lhs.ty))
+        } else if r.lhs != self.lhs {
+            Some(format!("lhs is {:?}, want {:?}", r.lhs, self.lhs))
+        } else if r.rhs != self.rhs {
+            let (got, want) = (text(&r.rhs), text(&self.rhs));
+            Some(format!(
+                "rhs is {got} {:?}, want {want} {:?}",
+                r.rhs, self.rhs
+            ))
+        } else if !is_at(self.at, r.at) {
+            Some(format!("it is at {}, want {}", show(r.at), self.at))
+        } else if !site_ok {
+            let want = match self.site_at {
+                SiteAt::Same => "the same".to_string(),
+                SiteAt::Exactly(s) => s.to_string(),
+                SiteAt::Tracked(s) => format!("{s}, or the same once inlined"),
+            };
+            Some(format!("its site is at {}, want {want}", show(r.site_at)))
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} of {}", self.op, self.lhs.text)?;
+        if let Some(rhs) = &self.rhs {
+            write!(f, " and {}", rhs.text)?;
+        }
+        write!(f, " at {}", self.at)
+    }
+}
+
+/// Many runs of operations at one site: how many results were wrong, and the reports expected.
+#[derive(Default)]
+struct Run {
+    wrong: usize,
+    expected: Vec<Expected>,
+}
+
+impl Run {
+    /// One run of `a op b`, at `at`, gave `got`.
+    fn binary<T: Int, U: Int>(&mut self, op: Op, a: T, b: U, got: T, at: Site) {
+        let (want, overflows) = a.model(op, b);
+        self.wrong += usize::from(got != want);
+        if overflows {
+            self.expected.push(Expected::binary(op, a, b, at));
+        }
+    }
+}
+
+/// The first few items, for a failure message.
+fn list<T: Display>(items: &[T]) -> String {
+    let mut shown: Vec<String> = items.iter().take(4).map(|i| i.to_string()).collect();
+    if items.len() > shown.len() {
+        shown.push(format!("... ({} in all)", items.len()));
+    }
+    format!("[{}]", shown.join(", "))
+}
+
+/// What is wrong with `reports` if they are not exactly `expected`, in order.
+fn compare(reports: &[Report], expected: &[Expected]) -> Option<String> {
+    if reports.len() != expected.len() {
+        return Some(format!(
+            "{} reports {}, want {} {}",
+            reports.len(),
+            list(reports),
+            expected.len(),
+            list(expected)
+        ));
+    }
+    let (i, why) = reports
+        .iter()
+        .zip(expected)
+        .enumerate()
+        .find_map(|(i, (r, e))| e.mismatch(r).map(|why| (i, why)))?;
+    Some(format!("report {i}, {}: {why}", reports[i]))
+}
+
+#[derive(Default)]
+struct Tester {
+    checks: Checks,
+    /// How often each site was reported, by address: what its state word must say next.
+    counts: HashMap<usize, usize>,
+    /// The site of every report so far, in order.
+    sites: Vec<usize>,
+}
+
+impl Tester {
+    /// The reports since the last call, and the first one whose state word is not the number of
+    /// earlier reports of its site.
+    fn take(&mut self) -> (Vec<Report>, Option<String>) {
+        let reports = std::mem::take(&mut *REPORTS.lock().unwrap_or_else(PoisonError::into_inner));
+        let mut wrong = None;
+        for (i, r) in reports.iter().enumerate() {
+            let count = self.counts.entry(r.site).or_default();
+            if r.state != *count && wrong.is_none() {
+                wrong = Some(format!(
+                    "report {i}, {r}: the site was reported {count} times before"
+                ));
+            }
+            *count += 1;
+            self.sites.push(r.site);
+        }
+        (reports, wrong)
+    }
+
+    fn check(&mut self, name: &str, why: Option<String>) {
+        let ok = why.is_none();
+        self.checks.check(name, ok, move || why.unwrap_or_default());
+    }
+
+    /// `got` is `want`, and the reports since the last check are exactly `expected`, in order.
+    fn expect<V: PartialEq + Debug>(&mut self, name: &str, got: V, want: V, expected: &[Expected]) {
+        let (reports, state) = self.take();
+        let why = if got != want {
+            Some(format!(
+                "got {got:?}, want {want:?} (reports {})",
+                list(&reports)
+            ))
+        } else {
+            compare(&reports, expected).or(state)
+        };
+        self.check(name, why);
+    }
+
+    /// Nothing overflowed: `got` is `want` and nothing was reported since the last check.
+    fn none<V: PartialEq + Debug>(&mut self, name: &str, got: V, want: V) {
+        self.expect(name, got, want, &[]);
+    }
+
+    /// `got` came from an operation whose model gives `want` and overflows: it is `want`, with
+    /// one report, `expected()`.
+    fn overflow<V: PartialEq + Debug>(
+        &mut self,
+        name: &str,
+        got: V,
+        (want, overflows): (V, bool),
+        expected: impl FnOnce() -> Expected,
+    ) {
+        if overflows {
+            self.expect(name, got, want, &[expected()]);
+        } else {
+            self.take();
+            self.check(
+                name,
+                Some("the row does not overflow (a bug of this program)".into()),
+            );
+        }
+    }
+
+    /// `got` came from an operation whose model gives `want` without overflow: it is `want`,
+    /// with no report.
+    fn no_overflow<V: PartialEq + Debug>(
+        &mut self,
+        name: &str,
+        got: V,
+        (want, overflows): (V, bool),
+        _: impl FnOnce() -> Expected,
+    ) {
+        if overflows {
+            self.take();
+            self.check(
+                name,
+                Some("the row overflows (a bug of this program)".into()),
+            );
+        } else {
+            self.none(name, got, want);
+        }
+    }
+
+    /// The reports since the last check are `run.expected` (at least one), all from one site
+    /// that was never reported before: one address, state words 0, 1, 2 and so on. No result
+    /// was wrong.
+    fn repeated(&mut self, name: &str, run: Run) {
+        let (reports, _) = self.take();
+        let sites: HashSet<usize> = reports.iter().map(|r| r.site).collect();
+        let fresh = reports.iter().enumerate().find(|&(i, r)| r.state != i);
+        let why = if run.expected.is_empty() {
+            Some("nothing overflows (a bug of this program)".into())
+        } else if run.wrong > 0 {
+            Some(format!("{} results are not the wrapped ones", run.wrong))
+        } else if let Some(why) = compare(&reports, &run.expected) {
+            Some(why)
+        } else if sites.len() != 1 {
+            Some(format!(
+                "the reports come from {} sites, want one",
+                sites.len()
+            ))
+        } else {
+            fresh.map(|(i, r)| format!("report {i}, {r}: want state {i}"))
+        };
+        self.check(name, why);
+    }
+
+    /// The number of reports so far, for [`Tester::distinct_sites`].
+    fn mark(&self) -> usize {
+        self.sites.len()
+    }
+
+    /// The reports since `mark` all come from different sites.
+    fn distinct_sites(&mut self, name: &str, mark: usize) {
+        let sites = &self.sites[mark..];
+        let distinct: HashSet<&usize> = sites.iter().collect();
+        let why = (distinct.len() != sites.len() || sites.is_empty()).then(|| {
+            format!(
+                "{} reports come from {} distinct sites",
+                sites.len(),
+                distinct.len()
+            )
+        });
+        self.check(name, why);
+    }
+
+    /// Exactly one report since the last check, whose `Display` is `want`.
+    fn text<V>(&mut self, name: &str, _: V, want: &str) {
+        let (reports, state) = self.take();
+        let why = match &reports[..] {
+            [r] if r.text == want => state,
+            [r] => Some(format!("`{}`, want `{want}`", r.text)),
+            _ => Some(format!("reports {}, want one", list(&reports))),
+        };
+        self.check(name, why);
+    }
+
+    /// `result` is a panic with `message` at the marker `/*@name*/`, and nothing was reported.
+    fn panics<R: Debug>(&mut self, name: &str, result: Result<R, Caught>, message: &str) {
+        let (reports, _) = self.take();
+        if reports.is_empty() {
+            self.checks.panicked(name, result, message, site(name));
+        } else {
+            let why = format!("reported {} before panicking", list(&reports));
+            self.check(name, Some(why));
+        }
+    }
+}
+
+/// Checks an operation on each integer type `T` of a row: `all` or `signed`.
+///
+/// A row is `name, types, Op(lhs, rhs), |a, b| expression` or `name, types, Neg(lhs), |a|
+/// expression`. `a` and `b` are `lhs` and `rhs` passed through `black_box`, the expression does
+/// the operation on them. Its result must be the wrapped one by `Int::model` (or
+/// `overflowing_neg`). With `overflow!`, it must report once, with these operands, at the
+/// marker `/*@name*/` in the expression; with `no_overflow!`, never. The checks are named
+/// `name_T`. All the operations of a row have the same location and different sites.
+macro_rules! each_type {
+    ($t:ident, $check:ident, $name:ident, all, $($row:tt)*) => {
+        each_type!(
+            $t, $check, $name, [i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize], $($row)*
+        )
+    };
+    ($t:ident, $check:ident, $name:ident, signed, $($row:tt)*) => {
+        each_type!($t, $check, $name, [i8 i16 i32 i64 i128 isize], $($row)*)
+    };
+    ($t:ident, $check:ident, $name:ident, [$($ty:ident)*], Neg($lhs:expr), |$a:ident| $e:expr) => {$({
+        type T = $ty;
+        let $a: T = $lhs;
+        let model = $a.overflowing_neg();
+        let expected = || Expected::neg($a, site(stringify!($name)));
+        let $a = bb($a);
+        let name = concat!(stringify!($name), "_", stringify!($ty));
+        $t.$check(name, $e, model, expected);
+    })*};
+    (
+        $t:ident, $check:ident, $name:ident, [$($ty:ident)*], $op:ident($lhs:expr, $rhs:expr),
+        |$a:ident, $b:ident| $e:expr
+    ) => {$({
+        type T = $ty;
+        let ($a, $b): (T, _) = ($lhs, $rhs);
+        let model = $a.model(Op::$op, $b);
+        let expected = || Expected::binary(Op::$op, $a, $b, site(stringify!($name)));
+        let ($a, $b) = (bb($a), bb($b));
+        let name = concat!(stringify!($name), "_", stringify!($ty));
+        $t.$check(name, $e, model, expected);
+    })*};
+}
+
+macro_rules! overflow {
+    ($t:ident, $($row:tt)*) => { each_type!($t, overflow, $($row)*) };
+}
+
+macro_rules! no_overflow {
+    ($t:ident, $($row:tt)*) => { each_type!($t, no_overflow, $($row)*) };
+}
+
+/// Checks one overflowing operation `Op(lhs, rhs)`, done by the expression on `a` and `b` (the
+/// operands through `black_box`) after the marker `/*@name*/`: the result is `want`, and it
+/// reports once, with these operands, at the marker.
+macro_rules! one {
+    ($t:ident, $name:ident, $op:ident($lhs:expr, $rhs:expr), |$a:ident, $b:ident| $e:expr, $want:expr) => {{
+        let ($a, $b) = ($lhs, $rhs);
+        let expected = [Expected::binary(Op::$op, $a, $b, site(stringify!($name)))];
+        let ($a, $b) = (bb($a), bb($b));
+        $t.expect(stringify!($name), $e, $want, &expected);
+    }};
+}
+
+/// Checks an operation at one site run for each `b` in a range, with `a` fixed (both through
+/// `black_box`): the results are the wrapped ones and the reports those of the overflowing
+/// runs, in order, at the marker `/*@name*/`, from one site.
+macro_rules! sweep {
+    ($t:ident, $name:ident, $op:ident($lhs:expr, $b:ident in $range:expr), |$a:ident| $e:expr) => {{
+        let (mut run, at) = (Run::default(), site(stringify!($name)));
+        let $a = $lhs;
+        for $b in $range {
+            let got = {
+                let ($a, $b) = (bb($a), bb($b));
+                $e
+            };
+            run.binary(Op::$op, $a, $b, got, at);
+        }
+        $t.repeated(stringify!($name), run);
+    }};
+}
+
 fn main() -> ExitCode {
     common::install_panic_hook();
-    let mut t = Tester {
-        checks: Checks::default(),
-    };
+    let mut t = Tester::default();
     t.none("nothing_at_startup", (), ());
     messages(&mut t);
+    types(&mut t);
+    let mark = t.mark();
     operators(&mut t);
     compound_assignments(&mut t);
+    t.distinct_sites("operators_have_distinct_sites", mark);
     no_overflow(&mut t);
+    display(&mut t);
     several_in_one_expression(&mut t);
     exhaustive_8_bit(&mut t);
     shifts(&mut t);
+    let mark = t.mark();
     generic(&mut t);
+    t.distinct_sites("generic_instances_have_distinct_sites", mark);
+    track_caller(&mut t);
     inherited(&mut t);
     loops(&mut t);
     gvn_and_range_propagation(&mut t);
@@ -174,292 +620,95 @@ fn main() -> ExitCode {
     t.checks.finish()
 }
 
-/// `OverflowOp::message()` and its `Display`.
+/// `OverflowOp::message()`, `operator()` and `Display`.
 fn messages(t: &mut Tester) {
     let all = [
-        (Op::Add, "attempt to add with overflow"),
-        (Op::Sub, "attempt to subtract with overflow"),
-        (Op::Mul, "attempt to multiply with overflow"),
-        (Op::Neg, "attempt to negate with overflow"),
-        (Op::Shl, "attempt to shift left with overflow"),
-        (Op::Shr, "attempt to shift right with overflow"),
+        (Op::Add, "attempt to add with overflow", "+"),
+        (Op::Sub, "attempt to subtract with overflow", "-"),
+        (Op::Mul, "attempt to multiply with overflow", "*"),
+        (Op::Neg, "attempt to negate with overflow", "-"),
+        (Op::Shl, "attempt to shift left with overflow", "<<"),
+        (Op::Shr, "attempt to shift right with overflow", ">>"),
     ];
-    for (op, message) in all {
-        t.checks
-            .eq(&format!("message_{op:?}"), op.message(), message);
-        t.checks.eq(
-            &format!("display_{op:?}"),
-            op.to_string(),
-            message.to_string(),
-        );
+    for (op, message, operator) in all {
+        let got = (op.message(), op.operator(), op.to_string());
+        let want = (message, operator, message.to_string());
+        t.checks.eq(&format!("op_{op:?}"), got, want);
     }
+}
+
+/// `IntegerType::name()`, `bits()`, `is_signed()` and `Display` of each type.
+fn types(t: &mut Tester) {
+    fn check<T: Int>(t: &mut Tester) {
+        let ty = T::TY;
+        let got = (ty.name(), ty.bits(), ty.is_signed(), ty.to_string());
+        let want = (T::NAME, T::BITS, T::SIGNED, T::NAME.to_string());
+        t.checks.eq(&format!("type_{}", T::NAME), got, want);
+    }
+    macro_rules! each {
+        ($($ty:ident)*) => { $(check::<$ty>(t);)* };
+    }
+    each!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize);
 }
 
 /// Every operator on every integer type, overflowing once.
 #[rustfmt::skip]
 fn operators(t: &mut Tester) {
-    // i8
-    t.one("add_i8", /*@add_i8*/ bb(i8::MAX) + bb(1), i8::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_i8", /*@sub_i8*/ bb(i8::MIN) - bb(1), i8::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_i8", /*@mul_i8*/ bb(i8::MAX) * bb(3), i8::MAX.wrapping_mul(3), Op::Mul);
-    t.one("mul_min_i8", /*@mul_min_i8*/ bb(i8::MIN) * bb(-1), i8::MIN.wrapping_mul(-1), Op::Mul);
-    t.one("neg_i8", /*@neg_i8*/ -bb(i8::MIN), i8::MIN.wrapping_neg(), Op::Neg);
-    t.one("shl_i8", /*@shl_i8*/ bb::<i8>(1) << bb(i8::BITS), 1i8.wrapping_shl(i8::BITS), Op::Shl);
-    t.one("shr_i8", /*@shr_i8*/ bb(i8::MAX) >> bb(i8::BITS + 1), i8::MAX.wrapping_shr(i8::BITS + 1), Op::Shr);
-    // i16
-    t.one("add_i16", /*@add_i16*/ bb(i16::MAX) + bb(1), i16::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_i16", /*@sub_i16*/ bb(i16::MIN) - bb(1), i16::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_i16", /*@mul_i16*/ bb(i16::MAX) * bb(3), i16::MAX.wrapping_mul(3), Op::Mul);
-    t.one("mul_min_i16", /*@mul_min_i16*/ bb(i16::MIN) * bb(-1), i16::MIN.wrapping_mul(-1), Op::Mul);
-    t.one("neg_i16", /*@neg_i16*/ -bb(i16::MIN), i16::MIN.wrapping_neg(), Op::Neg);
-    t.one("shl_i16", /*@shl_i16*/ bb::<i16>(1) << bb(i16::BITS), 1i16.wrapping_shl(i16::BITS), Op::Shl);
-    t.one("shr_i16", /*@shr_i16*/ bb(i16::MAX) >> bb(i16::BITS + 1), i16::MAX.wrapping_shr(i16::BITS + 1), Op::Shr);
-    // i32
-    t.one("add_i32", /*@add_i32*/ bb(i32::MAX) + bb(1), i32::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_i32", /*@sub_i32*/ bb(i32::MIN) - bb(1), i32::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_i32", /*@mul_i32*/ bb(i32::MAX) * bb(3), i32::MAX.wrapping_mul(3), Op::Mul);
-    t.one("mul_min_i32", /*@mul_min_i32*/ bb(i32::MIN) * bb(-1), i32::MIN.wrapping_mul(-1), Op::Mul);
-    t.one("neg_i32", /*@neg_i32*/ -bb(i32::MIN), i32::MIN.wrapping_neg(), Op::Neg);
-    t.one("shl_i32", /*@shl_i32*/ bb::<i32>(1) << bb(i32::BITS), 1i32.wrapping_shl(i32::BITS), Op::Shl);
-    t.one("shr_i32", /*@shr_i32*/ bb(i32::MAX) >> bb(i32::BITS + 1), i32::MAX.wrapping_shr(i32::BITS + 1), Op::Shr);
-    // i64
-    t.one("add_i64", /*@add_i64*/ bb(i64::MAX) + bb(1), i64::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_i64", /*@sub_i64*/ bb(i64::MIN) - bb(1), i64::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_i64", /*@mul_i64*/ bb(i64::MAX) * bb(3), i64::MAX.wrapping_mul(3), Op::Mul);
-    t.one("mul_min_i64", /*@mul_min_i64*/ bb(i64::MIN) * bb(-1), i64::MIN.wrapping_mul(-1), Op::Mul);
-    t.one("neg_i64", /*@neg_i64*/ -bb(i64::MIN), i64::MIN.wrapping_neg(), Op::Neg);
-    t.one("shl_i64", /*@shl_i64*/ bb::<i64>(1) << bb(i64::BITS), 1i64.wrapping_shl(i64::BITS), Op::Shl);
-    t.one("shr_i64", /*@shr_i64*/ bb(i64::MAX) >> bb(i64::BITS + 1), i64::MAX.wrapping_shr(i64::BITS + 1), Op::Shr);
-    // i128
-    t.one("add_i128", /*@add_i128*/ bb(i128::MAX) + bb(1), i128::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_i128", /*@sub_i128*/ bb(i128::MIN) - bb(1), i128::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_i128", /*@mul_i128*/ bb(i128::MAX) * bb(3), i128::MAX.wrapping_mul(3), Op::Mul);
-    t.one("mul_min_i128", /*@mul_min_i128*/ bb(i128::MIN) * bb(-1), i128::MIN.wrapping_mul(-1), Op::Mul);
-    t.one("neg_i128", /*@neg_i128*/ -bb(i128::MIN), i128::MIN.wrapping_neg(), Op::Neg);
-    t.one("shl_i128", /*@shl_i128*/ bb::<i128>(1) << bb(i128::BITS), 1i128.wrapping_shl(i128::BITS), Op::Shl);
-    t.one("shr_i128", /*@shr_i128*/ bb(i128::MAX) >> bb(i128::BITS + 1), i128::MAX.wrapping_shr(i128::BITS + 1), Op::Shr);
-    // isize
-    t.one("add_isize", /*@add_isize*/ bb(isize::MAX) + bb(1), isize::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_isize", /*@sub_isize*/ bb(isize::MIN) - bb(1), isize::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_isize", /*@mul_isize*/ bb(isize::MAX) * bb(3), isize::MAX.wrapping_mul(3), Op::Mul);
-    t.one("mul_min_isize", /*@mul_min_isize*/ bb(isize::MIN) * bb(-1), isize::MIN.wrapping_mul(-1), Op::Mul);
-    t.one("neg_isize", /*@neg_isize*/ -bb(isize::MIN), isize::MIN.wrapping_neg(), Op::Neg);
-    t.one("shl_isize", /*@shl_isize*/ bb::<isize>(1) << bb(isize::BITS), 1isize.wrapping_shl(isize::BITS), Op::Shl);
-    t.one("shr_isize", /*@shr_isize*/ bb(isize::MAX) >> bb(isize::BITS + 1), isize::MAX.wrapping_shr(isize::BITS + 1), Op::Shr);
-    // u8
-    t.one("add_u8", /*@add_u8*/ bb(u8::MAX) + bb(1), u8::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_u8", /*@sub_u8*/ bb(u8::MIN) - bb(1), u8::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_u8", /*@mul_u8*/ bb(u8::MAX) * bb(3), u8::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_u8", /*@shl_u8*/ bb::<u8>(1) << bb(u8::BITS), 1u8.wrapping_shl(u8::BITS), Op::Shl);
-    t.one("shr_u8", /*@shr_u8*/ bb(u8::MAX) >> bb(u8::BITS + 1), u8::MAX.wrapping_shr(u8::BITS + 1), Op::Shr);
-    // u16
-    t.one("add_u16", /*@add_u16*/ bb(u16::MAX) + bb(1), u16::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_u16", /*@sub_u16*/ bb(u16::MIN) - bb(1), u16::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_u16", /*@mul_u16*/ bb(u16::MAX) * bb(3), u16::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_u16", /*@shl_u16*/ bb::<u16>(1) << bb(u16::BITS), 1u16.wrapping_shl(u16::BITS), Op::Shl);
-    t.one("shr_u16", /*@shr_u16*/ bb(u16::MAX) >> bb(u16::BITS + 1), u16::MAX.wrapping_shr(u16::BITS + 1), Op::Shr);
-    // u32
-    t.one("add_u32", /*@add_u32*/ bb(u32::MAX) + bb(1), u32::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_u32", /*@sub_u32*/ bb(u32::MIN) - bb(1), u32::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_u32", /*@mul_u32*/ bb(u32::MAX) * bb(3), u32::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_u32", /*@shl_u32*/ bb::<u32>(1) << bb(u32::BITS), 1u32.wrapping_shl(u32::BITS), Op::Shl);
-    t.one("shr_u32", /*@shr_u32*/ bb(u32::MAX) >> bb(u32::BITS + 1), u32::MAX.wrapping_shr(u32::BITS + 1), Op::Shr);
-    // u64
-    t.one("add_u64", /*@add_u64*/ bb(u64::MAX) + bb(1), u64::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_u64", /*@sub_u64*/ bb(u64::MIN) - bb(1), u64::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_u64", /*@mul_u64*/ bb(u64::MAX) * bb(3), u64::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_u64", /*@shl_u64*/ bb::<u64>(1) << bb(u64::BITS), 1u64.wrapping_shl(u64::BITS), Op::Shl);
-    t.one("shr_u64", /*@shr_u64*/ bb(u64::MAX) >> bb(u64::BITS + 1), u64::MAX.wrapping_shr(u64::BITS + 1), Op::Shr);
-    // u128
-    t.one("add_u128", /*@add_u128*/ bb(u128::MAX) + bb(1), u128::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_u128", /*@sub_u128*/ bb(u128::MIN) - bb(1), u128::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_u128", /*@mul_u128*/ bb(u128::MAX) * bb(3), u128::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_u128", /*@shl_u128*/ bb::<u128>(1) << bb(u128::BITS), 1u128.wrapping_shl(u128::BITS), Op::Shl);
-    t.one("shr_u128", /*@shr_u128*/ bb(u128::MAX) >> bb(u128::BITS + 1), u128::MAX.wrapping_shr(u128::BITS + 1), Op::Shr);
-    // usize
-    t.one("add_usize", /*@add_usize*/ bb(usize::MAX) + bb(1), usize::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_usize", /*@sub_usize*/ bb(usize::MIN) - bb(1), usize::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_usize", /*@mul_usize*/ bb(usize::MAX) * bb(3), usize::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_usize", /*@shl_usize*/ bb::<usize>(1) << bb(usize::BITS), 1usize.wrapping_shl(usize::BITS), Op::Shl);
-    t.one("shr_usize", /*@shr_usize*/ bb(usize::MAX) >> bb(usize::BITS + 1), usize::MAX.wrapping_shr(usize::BITS + 1), Op::Shr);
+    overflow!(t, add, all, Add(T::MAX, 1 as T), |a, b| /*@add*/ a + b);
+    overflow!(t, add_min, signed, Add(T::MIN, -1 as T), |a, b| /*@add_min*/ a + b);
+    overflow!(t, sub, all, Sub(T::MIN, 1 as T), |a, b| /*@sub*/ a - b);
+    overflow!(t, sub_max, signed, Sub(T::MAX, -1 as T), |a, b| /*@sub_max*/ a - b);
+    overflow!(t, mul, all, Mul(T::MAX, 3 as T), |a, b| /*@mul*/ a * b);
+    overflow!(t, mul_min, signed, Mul(T::MIN, -1 as T), |a, b| /*@mul_min*/ a * b);
+    overflow!(t, neg, signed, Neg(T::MIN), |a| /*@neg*/ -a);
+    // Shift amounts of other types keep their type in the report.
+    overflow!(t, shl, all, Shl(1 as T, T::BITS), |a, b| /*@shl*/ a << b);
+    overflow!(t, shr, all, Shr(T::MAX, T::BITS as u8 + 1), |a, b| /*@shr*/ a >> b);
 }
 
 /// Every compound assignment on every integer type, overflowing once.
 #[rustfmt::skip]
 fn compound_assignments(t: &mut Tester) {
-    // i8
-    t.one("add_assign_i8", { let mut x = bb(i8::MAX); /*@add_assign_i8*/ x += bb(1); x }, i8::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_i8", { let mut x = bb(i8::MIN); /*@sub_assign_i8*/ x -= bb(1); x }, i8::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_i8", { let mut x = bb(i8::MAX); /*@mul_assign_i8*/ x *= bb(3); x }, i8::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_i8", { let mut x = bb::<i8>(1); /*@shl_assign_i8*/ x <<= bb(i8::BITS); x }, 1i8.wrapping_shl(i8::BITS), Op::Shl);
-    t.one("shr_assign_i8", { let mut x = bb(i8::MAX); /*@shr_assign_i8*/ x >>= bb(i8::BITS + 1); x }, i8::MAX.wrapping_shr(i8::BITS + 1), Op::Shr);
-    // i16
-    t.one("add_assign_i16", { let mut x = bb(i16::MAX); /*@add_assign_i16*/ x += bb(1); x }, i16::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_i16", { let mut x = bb(i16::MIN); /*@sub_assign_i16*/ x -= bb(1); x }, i16::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_i16", { let mut x = bb(i16::MAX); /*@mul_assign_i16*/ x *= bb(3); x }, i16::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_i16", { let mut x = bb::<i16>(1); /*@shl_assign_i16*/ x <<= bb(i16::BITS); x }, 1i16.wrapping_shl(i16::BITS), Op::Shl);
-    t.one("shr_assign_i16", { let mut x = bb(i16::MAX); /*@shr_assign_i16*/ x >>= bb(i16::BITS + 1); x }, i16::MAX.wrapping_shr(i16::BITS + 1), Op::Shr);
-    // i32
-    t.one("add_assign_i32", { let mut x = bb(i32::MAX); /*@add_assign_i32*/ x += bb(1); x }, i32::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_i32", { let mut x = bb(i32::MIN); /*@sub_assign_i32*/ x -= bb(1); x }, i32::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_i32", { let mut x = bb(i32::MAX); /*@mul_assign_i32*/ x *= bb(3); x }, i32::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_i32", { let mut x = bb::<i32>(1); /*@shl_assign_i32*/ x <<= bb(i32::BITS); x }, 1i32.wrapping_shl(i32::BITS), Op::Shl);
-    t.one("shr_assign_i32", { let mut x = bb(i32::MAX); /*@shr_assign_i32*/ x >>= bb(i32::BITS + 1); x }, i32::MAX.wrapping_shr(i32::BITS + 1), Op::Shr);
-    // i64
-    t.one("add_assign_i64", { let mut x = bb(i64::MAX); /*@add_assign_i64*/ x += bb(1); x }, i64::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_i64", { let mut x = bb(i64::MIN); /*@sub_assign_i64*/ x -= bb(1); x }, i64::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_i64", { let mut x = bb(i64::MAX); /*@mul_assign_i64*/ x *= bb(3); x }, i64::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_i64", { let mut x = bb::<i64>(1); /*@shl_assign_i64*/ x <<= bb(i64::BITS); x }, 1i64.wrapping_shl(i64::BITS), Op::Shl);
-    t.one("shr_assign_i64", { let mut x = bb(i64::MAX); /*@shr_assign_i64*/ x >>= bb(i64::BITS + 1); x }, i64::MAX.wrapping_shr(i64::BITS + 1), Op::Shr);
-    // i128
-    t.one("add_assign_i128", { let mut x = bb(i128::MAX); /*@add_assign_i128*/ x += bb(1); x }, i128::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_i128", { let mut x = bb(i128::MIN); /*@sub_assign_i128*/ x -= bb(1); x }, i128::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_i128", { let mut x = bb(i128::MAX); /*@mul_assign_i128*/ x *= bb(3); x }, i128::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_i128", { let mut x = bb::<i128>(1); /*@shl_assign_i128*/ x <<= bb(i128::BITS); x }, 1i128.wrapping_shl(i128::BITS), Op::Shl);
-    t.one("shr_assign_i128", { let mut x = bb(i128::MAX); /*@shr_assign_i128*/ x >>= bb(i128::BITS + 1); x }, i128::MAX.wrapping_shr(i128::BITS + 1), Op::Shr);
-    // isize
-    t.one("add_assign_isize", { let mut x = bb(isize::MAX); /*@add_assign_isize*/ x += bb(1); x }, isize::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_isize", { let mut x = bb(isize::MIN); /*@sub_assign_isize*/ x -= bb(1); x }, isize::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_isize", { let mut x = bb(isize::MAX); /*@mul_assign_isize*/ x *= bb(3); x }, isize::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_isize", { let mut x = bb::<isize>(1); /*@shl_assign_isize*/ x <<= bb(isize::BITS); x }, 1isize.wrapping_shl(isize::BITS), Op::Shl);
-    t.one("shr_assign_isize", { let mut x = bb(isize::MAX); /*@shr_assign_isize*/ x >>= bb(isize::BITS + 1); x }, isize::MAX.wrapping_shr(isize::BITS + 1), Op::Shr);
-    // u8
-    t.one("add_assign_u8", { let mut x = bb(u8::MAX); /*@add_assign_u8*/ x += bb(1); x }, u8::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_u8", { let mut x = bb(u8::MIN); /*@sub_assign_u8*/ x -= bb(1); x }, u8::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_u8", { let mut x = bb(u8::MAX); /*@mul_assign_u8*/ x *= bb(3); x }, u8::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_u8", { let mut x = bb::<u8>(1); /*@shl_assign_u8*/ x <<= bb(u8::BITS); x }, 1u8.wrapping_shl(u8::BITS), Op::Shl);
-    t.one("shr_assign_u8", { let mut x = bb(u8::MAX); /*@shr_assign_u8*/ x >>= bb(u8::BITS + 1); x }, u8::MAX.wrapping_shr(u8::BITS + 1), Op::Shr);
-    // u16
-    t.one("add_assign_u16", { let mut x = bb(u16::MAX); /*@add_assign_u16*/ x += bb(1); x }, u16::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_u16", { let mut x = bb(u16::MIN); /*@sub_assign_u16*/ x -= bb(1); x }, u16::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_u16", { let mut x = bb(u16::MAX); /*@mul_assign_u16*/ x *= bb(3); x }, u16::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_u16", { let mut x = bb::<u16>(1); /*@shl_assign_u16*/ x <<= bb(u16::BITS); x }, 1u16.wrapping_shl(u16::BITS), Op::Shl);
-    t.one("shr_assign_u16", { let mut x = bb(u16::MAX); /*@shr_assign_u16*/ x >>= bb(u16::BITS + 1); x }, u16::MAX.wrapping_shr(u16::BITS + 1), Op::Shr);
-    // u32
-    t.one("add_assign_u32", { let mut x = bb(u32::MAX); /*@add_assign_u32*/ x += bb(1); x }, u32::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_u32", { let mut x = bb(u32::MIN); /*@sub_assign_u32*/ x -= bb(1); x }, u32::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_u32", { let mut x = bb(u32::MAX); /*@mul_assign_u32*/ x *= bb(3); x }, u32::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_u32", { let mut x = bb::<u32>(1); /*@shl_assign_u32*/ x <<= bb(u32::BITS); x }, 1u32.wrapping_shl(u32::BITS), Op::Shl);
-    t.one("shr_assign_u32", { let mut x = bb(u32::MAX); /*@shr_assign_u32*/ x >>= bb(u32::BITS + 1); x }, u32::MAX.wrapping_shr(u32::BITS + 1), Op::Shr);
-    // u64
-    t.one("add_assign_u64", { let mut x = bb(u64::MAX); /*@add_assign_u64*/ x += bb(1); x }, u64::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_u64", { let mut x = bb(u64::MIN); /*@sub_assign_u64*/ x -= bb(1); x }, u64::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_u64", { let mut x = bb(u64::MAX); /*@mul_assign_u64*/ x *= bb(3); x }, u64::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_u64", { let mut x = bb::<u64>(1); /*@shl_assign_u64*/ x <<= bb(u64::BITS); x }, 1u64.wrapping_shl(u64::BITS), Op::Shl);
-    t.one("shr_assign_u64", { let mut x = bb(u64::MAX); /*@shr_assign_u64*/ x >>= bb(u64::BITS + 1); x }, u64::MAX.wrapping_shr(u64::BITS + 1), Op::Shr);
-    // u128
-    t.one("add_assign_u128", { let mut x = bb(u128::MAX); /*@add_assign_u128*/ x += bb(1); x }, u128::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_u128", { let mut x = bb(u128::MIN); /*@sub_assign_u128*/ x -= bb(1); x }, u128::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_u128", { let mut x = bb(u128::MAX); /*@mul_assign_u128*/ x *= bb(3); x }, u128::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_u128", { let mut x = bb::<u128>(1); /*@shl_assign_u128*/ x <<= bb(u128::BITS); x }, 1u128.wrapping_shl(u128::BITS), Op::Shl);
-    t.one("shr_assign_u128", { let mut x = bb(u128::MAX); /*@shr_assign_u128*/ x >>= bb(u128::BITS + 1); x }, u128::MAX.wrapping_shr(u128::BITS + 1), Op::Shr);
-    // usize
-    t.one("add_assign_usize", { let mut x = bb(usize::MAX); /*@add_assign_usize*/ x += bb(1); x }, usize::MAX.wrapping_add(1), Op::Add);
-    t.one("sub_assign_usize", { let mut x = bb(usize::MIN); /*@sub_assign_usize*/ x -= bb(1); x }, usize::MIN.wrapping_sub(1), Op::Sub);
-    t.one("mul_assign_usize", { let mut x = bb(usize::MAX); /*@mul_assign_usize*/ x *= bb(3); x }, usize::MAX.wrapping_mul(3), Op::Mul);
-    t.one("shl_assign_usize", { let mut x = bb::<usize>(1); /*@shl_assign_usize*/ x <<= bb(usize::BITS); x }, 1usize.wrapping_shl(usize::BITS), Op::Shl);
-    t.one("shr_assign_usize", { let mut x = bb(usize::MAX); /*@shr_assign_usize*/ x >>= bb(usize::BITS + 1); x }, usize::MAX.wrapping_shr(usize::BITS + 1), Op::Shr);
+    overflow!(t, add_assign, all, Add(T::MAX, 1 as T), |a, b| { let mut x = a; /*@add_assign*/ x += b; x });
+    overflow!(t, sub_assign, all, Sub(T::MIN, 1 as T), |a, b| { let mut x = a; /*@sub_assign*/ x -= b; x });
+    overflow!(t, mul_assign, all, Mul(T::MAX, 3 as T), |a, b| { let mut x = a; /*@mul_assign*/ x *= b; x });
+    overflow!(t, shl_assign, all, Shl(1 as T, -1i64), |a, b| { let mut x = a; /*@shl_assign*/ x <<= b; x });
+    overflow!(t, shr_assign, all, Shr(T::MAX, 2 * T::BITS as usize), |a, b| { let mut x = a; /*@shr_assign*/ x >>= b; x });
 }
 
 /// The same operations near the limits, without overflow: nothing is reported.
 #[rustfmt::skip]
 fn no_overflow(t: &mut Tester) {
-    // i8
-    t.none("add_ok_i8", bb(i8::MAX - 1) + bb(1), i8::MAX);
-    t.none("sub_ok_i8", bb(i8::MIN + 1) - bb(1), i8::MIN);
-    t.none("mul_ok_i8", bb(i8::MAX / 2) * bb(2), i8::MAX - 1);
-    t.none("mul_min_ok_i8", bb(i8::MIN / 2) * bb(2), i8::MIN);
-    t.none("neg_ok_i8", -bb(i8::MIN + 1), i8::MAX);
-    t.none("shl_ok_i8", bb::<i8>(1) << bb(i8::BITS - 1), 1i8.rotate_right(1));
-    t.none("shr_ok_i8", bb(i8::MAX) >> bb(i8::BITS - 1), 0);
-    t.none("add_assign_ok_i8", { let mut x = bb(i8::MAX - 1); x += bb(1); x }, i8::MAX);
-    // i16
-    t.none("add_ok_i16", bb(i16::MAX - 1) + bb(1), i16::MAX);
-    t.none("sub_ok_i16", bb(i16::MIN + 1) - bb(1), i16::MIN);
-    t.none("mul_ok_i16", bb(i16::MAX / 2) * bb(2), i16::MAX - 1);
-    t.none("mul_min_ok_i16", bb(i16::MIN / 2) * bb(2), i16::MIN);
-    t.none("neg_ok_i16", -bb(i16::MIN + 1), i16::MAX);
-    t.none("shl_ok_i16", bb::<i16>(1) << bb(i16::BITS - 1), 1i16.rotate_right(1));
-    t.none("shr_ok_i16", bb(i16::MAX) >> bb(i16::BITS - 1), 0);
-    t.none("add_assign_ok_i16", { let mut x = bb(i16::MAX - 1); x += bb(1); x }, i16::MAX);
-    // i32
-    t.none("add_ok_i32", bb(i32::MAX - 1) + bb(1), i32::MAX);
-    t.none("sub_ok_i32", bb(i32::MIN + 1) - bb(1), i32::MIN);
-    t.none("mul_ok_i32", bb(i32::MAX / 2) * bb(2), i32::MAX - 1);
-    t.none("mul_min_ok_i32", bb(i32::MIN / 2) * bb(2), i32::MIN);
-    t.none("neg_ok_i32", -bb(i32::MIN + 1), i32::MAX);
-    t.none("shl_ok_i32", bb::<i32>(1) << bb(i32::BITS - 1), 1i32.rotate_right(1));
-    t.none("shr_ok_i32", bb(i32::MAX) >> bb(i32::BITS - 1), 0);
-    t.none("add_assign_ok_i32", { let mut x = bb(i32::MAX - 1); x += bb(1); x }, i32::MAX);
-    // i64
-    t.none("add_ok_i64", bb(i64::MAX - 1) + bb(1), i64::MAX);
-    t.none("sub_ok_i64", bb(i64::MIN + 1) - bb(1), i64::MIN);
-    t.none("mul_ok_i64", bb(i64::MAX / 2) * bb(2), i64::MAX - 1);
-    t.none("mul_min_ok_i64", bb(i64::MIN / 2) * bb(2), i64::MIN);
-    t.none("neg_ok_i64", -bb(i64::MIN + 1), i64::MAX);
-    t.none("shl_ok_i64", bb::<i64>(1) << bb(i64::BITS - 1), 1i64.rotate_right(1));
-    t.none("shr_ok_i64", bb(i64::MAX) >> bb(i64::BITS - 1), 0);
-    t.none("add_assign_ok_i64", { let mut x = bb(i64::MAX - 1); x += bb(1); x }, i64::MAX);
-    // i128
-    t.none("add_ok_i128", bb(i128::MAX - 1) + bb(1), i128::MAX);
-    t.none("sub_ok_i128", bb(i128::MIN + 1) - bb(1), i128::MIN);
-    t.none("mul_ok_i128", bb(i128::MAX / 2) * bb(2), i128::MAX - 1);
-    t.none("mul_min_ok_i128", bb(i128::MIN / 2) * bb(2), i128::MIN);
-    t.none("neg_ok_i128", -bb(i128::MIN + 1), i128::MAX);
-    t.none("shl_ok_i128", bb::<i128>(1) << bb(i128::BITS - 1), 1i128.rotate_right(1));
-    t.none("shr_ok_i128", bb(i128::MAX) >> bb(i128::BITS - 1), 0);
-    t.none("add_assign_ok_i128", { let mut x = bb(i128::MAX - 1); x += bb(1); x }, i128::MAX);
-    // isize
-    t.none("add_ok_isize", bb(isize::MAX - 1) + bb(1), isize::MAX);
-    t.none("sub_ok_isize", bb(isize::MIN + 1) - bb(1), isize::MIN);
-    t.none("mul_ok_isize", bb(isize::MAX / 2) * bb(2), isize::MAX - 1);
-    t.none("mul_min_ok_isize", bb(isize::MIN / 2) * bb(2), isize::MIN);
-    t.none("neg_ok_isize", -bb(isize::MIN + 1), isize::MAX);
-    t.none("shl_ok_isize", bb::<isize>(1) << bb(isize::BITS - 1), 1isize.rotate_right(1));
-    t.none("shr_ok_isize", bb(isize::MAX) >> bb(isize::BITS - 1), 0);
-    t.none("add_assign_ok_isize", { let mut x = bb(isize::MAX - 1); x += bb(1); x }, isize::MAX);
-    // u8
-    t.none("add_ok_u8", bb(u8::MAX - 1) + bb(1), u8::MAX);
-    t.none("sub_ok_u8", bb(u8::MIN + 1) - bb(1), u8::MIN);
-    t.none("mul_ok_u8", bb(u8::MAX / 2) * bb(2), u8::MAX - 1);
-    t.none("shl_ok_u8", bb::<u8>(1) << bb(u8::BITS - 1), 1u8.rotate_right(1));
-    t.none("shr_ok_u8", bb(u8::MAX) >> bb(u8::BITS - 1), 1);
-    t.none("add_assign_ok_u8", { let mut x = bb(u8::MAX - 1); x += bb(1); x }, u8::MAX);
-    // u16
-    t.none("add_ok_u16", bb(u16::MAX - 1) + bb(1), u16::MAX);
-    t.none("sub_ok_u16", bb(u16::MIN + 1) - bb(1), u16::MIN);
-    t.none("mul_ok_u16", bb(u16::MAX / 2) * bb(2), u16::MAX - 1);
-    t.none("shl_ok_u16", bb::<u16>(1) << bb(u16::BITS - 1), 1u16.rotate_right(1));
-    t.none("shr_ok_u16", bb(u16::MAX) >> bb(u16::BITS - 1), 1);
-    t.none("add_assign_ok_u16", { let mut x = bb(u16::MAX - 1); x += bb(1); x }, u16::MAX);
-    // u32
-    t.none("add_ok_u32", bb(u32::MAX - 1) + bb(1), u32::MAX);
-    t.none("sub_ok_u32", bb(u32::MIN + 1) - bb(1), u32::MIN);
-    t.none("mul_ok_u32", bb(u32::MAX / 2) * bb(2), u32::MAX - 1);
-    t.none("shl_ok_u32", bb::<u32>(1) << bb(u32::BITS - 1), 1u32.rotate_right(1));
-    t.none("shr_ok_u32", bb(u32::MAX) >> bb(u32::BITS - 1), 1);
-    t.none("add_assign_ok_u32", { let mut x = bb(u32::MAX - 1); x += bb(1); x }, u32::MAX);
-    // u64
-    t.none("add_ok_u64", bb(u64::MAX - 1) + bb(1), u64::MAX);
-    t.none("sub_ok_u64", bb(u64::MIN + 1) - bb(1), u64::MIN);
-    t.none("mul_ok_u64", bb(u64::MAX / 2) * bb(2), u64::MAX - 1);
-    t.none("shl_ok_u64", bb::<u64>(1) << bb(u64::BITS - 1), 1u64.rotate_right(1));
-    t.none("shr_ok_u64", bb(u64::MAX) >> bb(u64::BITS - 1), 1);
-    t.none("add_assign_ok_u64", { let mut x = bb(u64::MAX - 1); x += bb(1); x }, u64::MAX);
-    // u128
-    t.none("add_ok_u128", bb(u128::MAX - 1) + bb(1), u128::MAX);
-    t.none("sub_ok_u128", bb(u128::MIN + 1) - bb(1), u128::MIN);
-    t.none("mul_ok_u128", bb(u128::MAX / 2) * bb(2), u128::MAX - 1);
-    t.none("shl_ok_u128", bb::<u128>(1) << bb(u128::BITS - 1), 1u128.rotate_right(1));
-    t.none("shr_ok_u128", bb(u128::MAX) >> bb(u128::BITS - 1), 1);
-    t.none("add_assign_ok_u128", { let mut x = bb(u128::MAX - 1); x += bb(1); x }, u128::MAX);
-    // usize
-    t.none("add_ok_usize", bb(usize::MAX - 1) + bb(1), usize::MAX);
-    t.none("sub_ok_usize", bb(usize::MIN + 1) - bb(1), usize::MIN);
-    t.none("mul_ok_usize", bb(usize::MAX / 2) * bb(2), usize::MAX - 1);
-    t.none("shl_ok_usize", bb::<usize>(1) << bb(usize::BITS - 1), 1usize.rotate_right(1));
-    t.none("shr_ok_usize", bb(usize::MAX) >> bb(usize::BITS - 1), 1);
-    t.none("add_assign_ok_usize", { let mut x = bb(usize::MAX - 1); x += bb(1); x }, usize::MAX);
+    no_overflow!(t, add_ok, all, Add(T::MAX - 1, 1 as T), |a, b| a + b);
+    no_overflow!(t, sub_ok, all, Sub(T::MIN + 1, 1 as T), |a, b| a - b);
+    no_overflow!(t, mul_ok, all, Mul(T::MAX / 2, 2 as T), |a, b| a * b);
+    no_overflow!(t, mul_min_ok, signed, Mul(T::MIN / 2, 2 as T), |a, b| a * b);
+    no_overflow!(t, neg_ok, signed, Neg(T::MIN + 1), |a| -a);
+    no_overflow!(t, shl_ok, all, Shl(1 as T, T::BITS - 1), |a, b| a << b);
+    no_overflow!(t, shr_ok, all, Shr(T::MAX, T::BITS - 1), |a, b| a >> b);
+    no_overflow!(t, add_assign_ok, all, Add(T::MAX - 1, 1 as T), |a, b| { let mut x = a; x += b; x });
+}
+
+/// The `Display` of a few reports: the message, then the operands with their types.
+#[rustfmt::skip]
+fn display(t: &mut Tester) {
+    t.text("display_add_u8", bb(200u8) + bb(100), "attempt to add with overflow: 200_u8 + 100_u8");
+    t.text("display_sub_u64", bb(0u64) - bb(1), "attempt to subtract with overflow: 0_u64 - 1_u64");
+    t.text(
+        "display_mul_i128",
+        bb(i128::MIN) * bb(-1),
+        "attempt to multiply with overflow: -170141183460469231731687303715884105728_i128 * -1_i128",
+    );
+    t.text("display_neg_i8", -bb(i8::MIN), "attempt to negate with overflow: -(-128_i8)");
+    t.text("display_shl_u32_by_u8", bb(1u32) << bb(33u8), "attempt to shift left with overflow: 1_u32 << 33_u8");
+    t.text("display_shr_isize_by_i64", bb(-1isize) >> bb(-1i64), "attempt to shift right with overflow: -1_isize >> -1_i64");
+    t.text(
+        "display_add_assign_u128",
+        { let mut x = bb(u128::MAX); x += bb(1); x },
+        "attempt to add with overflow: 340282366920938463463374607431768211455_u128 + 1_u128",
+    );
+    // For 64-bit targets.
+    t.text("display_mul_usize", bb(usize::MAX) * bb(2), "attempt to multiply with overflow: 18446744073709551615_usize * 2_usize");
 }
 
 /// Two overflows in one expression are reported in evaluation order.
@@ -467,185 +716,83 @@ fn several_in_one_expression(t: &mut Tester) {
     // `a + b - c` is `(a + b) - c`: both spans start at `a`.
     let s = site("add_sub");
     let got = /*@add_sub*/ bb(i8::MAX) + bb(1) - bb(i8::MAX);
-    let want = i8::MAX.wrapping_add(1).wrapping_sub(i8::MAX);
-    t.at("add_sub", got, want, &[(Op::Add, s), (Op::Sub, s)]);
+    let expected = [
+        Expected::binary(Op::Add, i8::MAX, 1i8, s),
+        Expected::binary(Op::Sub, i8::MIN, i8::MAX, s),
+    ];
+    t.expect("add_sub", got, 1, &expected);
 
     // The product is reported first, then the negation at its `-`. The span of an expression
     // in parentheses includes them.
     let got = /*@neg_of_mul*/ -/*@mul_in_neg*/(bb(i32::MIN) * bb(3));
-    let want = i32::MIN.wrapping_mul(3).wrapping_neg();
-    let expected = [(Op::Mul, site("mul_in_neg")), (Op::Neg, site("neg_of_mul"))];
-    t.at("mul_then_neg", got, want, &expected);
+    let expected = [
+        Expected::binary(Op::Mul, i32::MIN, 3i32, site("mul_in_neg")),
+        Expected::neg(i32::MIN.wrapping_mul(3), site("neg_of_mul")),
+    ];
+    t.expect("mul_then_neg", got, i32::MIN, &expected);
 
     // The right-hand side of a compound assignment is evaluated first.
     let mut x = bb(-1i8);
     /*@add_assign_outer*/
     x += /*@add_assign_rhs*/ bb(i8::MAX) + bb(1);
-    let want = (-1i8).wrapping_add(i8::MAX.wrapping_add(1));
     let expected = [
-        (Op::Add, site("add_assign_rhs")),
-        (Op::Add, site("add_assign_outer")),
+        Expected::binary(Op::Add, i8::MAX, 1i8, site("add_assign_rhs")),
+        Expected::binary(Op::Add, -1i8, i8::MIN, site("add_assign_outer")),
     ];
-    t.at("add_assign_rhs_then_outer", x, want, &expected);
+    t.expect("add_assign_rhs_then_outer", x, i8::MAX, &expected);
+}
+
+/// All 65536 pairs of the operands of one operation at one site, through `black_box`.
+macro_rules! exhaustive {
+    ($t:ident, $name:ident, $ty:ident, $op:ident, |$a:ident, $b:ident| $e:expr) => {{
+        let (mut run, at) = (Run::default(), site(stringify!($name)));
+        for $a in $ty::MIN..=$ty::MAX {
+            for $b in $ty::MIN..=$ty::MAX {
+                let got = {
+                    let ($a, $b) = (bb($a), bb($b));
+                    $e
+                };
+                run.binary(Op::$op, $a, $b, got, at);
+            }
+        }
+        $t.repeated(stringify!($name), run);
+    }};
 }
 
 /// `u8` and `i8` addition, subtraction and multiplication of all 65536 pairs: the result is
-/// the wrapping one, and there is one report for each pair that `checked_*` rejects.
+/// the wrapping one, and there is one report for each pair that overflows, with its operands.
+#[rustfmt::skip]
 fn exhaustive_8_bit(t: &mut Tester) {
-    let (mut wrong, mut overflows) = (0, 0);
-    for a in 0..=u8::MAX {
-        for b in 0..=u8::MAX {
-            let got = /*@exhaustive_add_u8*/ bb(a) + bb(b);
-            wrong += usize::from(got != a.wrapping_add(b));
-            overflows += usize::from(a.checked_add(b).is_none());
-        }
-    }
-    let s = site("exhaustive_add_u8");
-    t.many("exhaustive_add_u8", wrong, overflows, Op::Add, s);
-
-    let (mut wrong, mut overflows) = (0, 0);
-    for a in 0..=u8::MAX {
-        for b in 0..=u8::MAX {
-            let got = /*@exhaustive_sub_u8*/ bb(a) - bb(b);
-            wrong += usize::from(got != a.wrapping_sub(b));
-            overflows += usize::from(a.checked_sub(b).is_none());
-        }
-    }
-    let s = site("exhaustive_sub_u8");
-    t.many("exhaustive_sub_u8", wrong, overflows, Op::Sub, s);
-
-    let (mut wrong, mut overflows) = (0, 0);
-    for a in 0..=u8::MAX {
-        for b in 0..=u8::MAX {
-            let got = /*@exhaustive_mul_u8*/ bb(a) * bb(b);
-            wrong += usize::from(got != a.wrapping_mul(b));
-            overflows += usize::from(a.checked_mul(b).is_none());
-        }
-    }
-    let s = site("exhaustive_mul_u8");
-    t.many("exhaustive_mul_u8", wrong, overflows, Op::Mul, s);
-
-    let (mut wrong, mut overflows) = (0, 0);
-    for a in i8::MIN..=i8::MAX {
-        for b in i8::MIN..=i8::MAX {
-            let got = /*@exhaustive_add_i8*/ bb(a) + bb(b);
-            wrong += usize::from(got != a.wrapping_add(b));
-            overflows += usize::from(a.checked_add(b).is_none());
-        }
-    }
-    let s = site("exhaustive_add_i8");
-    t.many("exhaustive_add_i8", wrong, overflows, Op::Add, s);
-
-    let (mut wrong, mut overflows) = (0, 0);
-    for a in i8::MIN..=i8::MAX {
-        for b in i8::MIN..=i8::MAX {
-            let got = /*@exhaustive_sub_i8*/ bb(a) - bb(b);
-            wrong += usize::from(got != a.wrapping_sub(b));
-            overflows += usize::from(a.checked_sub(b).is_none());
-        }
-    }
-    let s = site("exhaustive_sub_i8");
-    t.many("exhaustive_sub_i8", wrong, overflows, Op::Sub, s);
-
-    let (mut wrong, mut overflows) = (0, 0);
-    for a in i8::MIN..=i8::MAX {
-        for b in i8::MIN..=i8::MAX {
-            let got = /*@exhaustive_mul_i8*/ bb(a) * bb(b);
-            wrong += usize::from(got != a.wrapping_mul(b));
-            overflows += usize::from(a.checked_mul(b).is_none());
-        }
-    }
-    let s = site("exhaustive_mul_i8");
-    t.many("exhaustive_mul_i8", wrong, overflows, Op::Mul, s);
+    exhaustive!(t, exhaustive_add_u8, u8, Add, |a, b| /*@exhaustive_add_u8*/ a + b);
+    exhaustive!(t, exhaustive_sub_u8, u8, Sub, |a, b| /*@exhaustive_sub_u8*/ a - b);
+    exhaustive!(t, exhaustive_mul_u8, u8, Mul, |a, b| /*@exhaustive_mul_u8*/ a * b);
+    exhaustive!(t, exhaustive_add_i8, i8, Add, |a, b| /*@exhaustive_add_i8*/ a + b);
+    exhaustive!(t, exhaustive_sub_i8, i8, Sub, |a, b| /*@exhaustive_sub_i8*/ a - b);
+    exhaustive!(t, exhaustive_mul_i8, i8, Mul, |a, b| /*@exhaustive_mul_i8*/ a * b);
 }
 
 /// Shifts by amounts of at least the bit width, also of other types and negative ones (which
-/// count as unsigned): one report each, and the amount is masked as `wrapping_shl` does.
+/// count as unsigned): one report each, with the amount in its own type, and the amount is
+/// masked as `wrapping_shl` does.
+#[rustfmt::skip]
 fn shifts(t: &mut Tester) {
-    let (mut wrong, mut overflows) = (0, 0);
-    for amount in 0..=u8::MAX {
-        let got = /*@shl_u8_by_every_u8*/ bb(0b1000_0001u8) << bb(amount);
-        wrong += usize::from(got != 0b1000_0001u8.wrapping_shl(u32::from(amount)));
-        overflows += usize::from(amount >= 8);
-    }
-    let s = site("shl_u8_by_every_u8");
-    t.many("shl_u8_by_every_u8", wrong, overflows, Op::Shl, s);
-
-    let (mut wrong, mut overflows) = (0, 0);
-    for amount in 0..=u8::MAX {
-        let got = /*@shr_u8_by_every_u8*/ bb(0b1000_0001u8) >> bb(amount);
-        wrong += usize::from(got != 0b1000_0001u8.wrapping_shr(u32::from(amount)));
-        overflows += usize::from(amount >= 8);
-    }
-    let s = site("shr_u8_by_every_u8");
-    t.many("shr_u8_by_every_u8", wrong, overflows, Op::Shr, s);
-
-    let (mut wrong, mut overflows) = (0, 0);
-    for amount in -70..=70i32 {
-        let got = /*@shl_i32_by_i32*/ bb(3i32) << bb(amount);
-        wrong += usize::from(got != 3i32.wrapping_shl(amount as u32));
-        overflows += usize::from(!(0..32).contains(&amount));
-    }
-    let s = site("shl_i32_by_i32");
-    t.many(
-        "shl_i32_by_negative_and_large_i32",
-        wrong,
-        overflows,
-        Op::Shl,
-        s,
-    );
-
-    let (mut wrong, mut overflows) = (0, 0);
-    for amount in i8::MIN..=i8::MAX {
-        let got = /*@shr_i64_by_i8*/ bb(i64::MIN + 5) >> bb(amount);
-        wrong += usize::from(got != (i64::MIN + 5).wrapping_shr(amount as u32));
-        overflows += usize::from(!(0..64).contains(&amount));
-    }
-    let s = site("shr_i64_by_i8");
-    t.many("shr_i64_by_every_i8", wrong, overflows, Op::Shr, s);
+    sweep!(t, shl_u8_by_every_u8, Shl(0b1000_0001u8, b in 0..=u8::MAX), |a| /*@shl_u8_by_every_u8*/ a << b);
+    sweep!(t, shr_u8_by_every_u8, Shr(0b1000_0001u8, b in 0..=u8::MAX), |a| /*@shr_u8_by_every_u8*/ a >> b);
+    sweep!(t, shl_i32_by_i32, Shl(3i32, b in -70..=70i32), |a| /*@shl_i32_by_i32*/ a << b);
+    sweep!(t, shr_i64_by_every_i8, Shr(i64::MIN + 5, b in i8::MIN..=i8::MAX), |a| /*@shr_i64_by_every_i8*/ a >> b);
 
     // -1 as `u8` is 255, masked to 63.
-    t.one(
-        "shl_i64_by_minus_1_i8",
-        /*@shl_i64_by_minus_1_i8*/ bb(1i64) << bb(-1i8),
-        i64::MIN,
-        Op::Shl,
-    );
+    one!(t, shl_i64_by_minus_1_i8, Shl(1i64, -1i8), |a, b| /*@shl_i64_by_minus_1_i8*/ a << b, i64::MIN);
     // -31 as `u32` is 2^32 - 31, masked to 1.
-    t.one(
-        "shr_i32_by_minus_31",
-        /*@shr_i32_by_minus_31*/ bb(i32::MIN) >> bb(-31),
-        i32::MIN >> 1,
-        Op::Shr,
-    );
+    one!(t, shr_i32_by_minus_31, Shr(i32::MIN, -31i32), |a, b| /*@shr_i32_by_minus_31*/ a >> b, i32::MIN >> 1);
     // 2^64 + 3 is masked to 3.
-    t.one(
-        "shl_u128_by_huge_u128",
-        /*@shl_u128_by_huge_u128*/ bb(1u128) << bb((1u128 << 64) + 3),
-        8,
-        Op::Shl,
-    );
+    one!(t, shl_u128_by_huge_u128, Shl(1u128, (1u128 << 64) + 3), |a, b| /*@shl_u128_by_huge_u128*/ a << b, 8);
     // `usize::MAX` is masked to 15.
-    t.one(
-        "shr_i16_by_usize_max",
-        /*@shr_i16_by_usize_max*/ bb(i16::MIN) >> bb(usize::MAX),
-        -1,
-        Op::Shr,
-    );
+    one!(t, shr_i16_by_usize_max, Shr(i16::MIN, usize::MAX), |a, b| /*@shr_i16_by_usize_max*/ a >> b, -1);
     // `i128::MIN` is 2^127 as unsigned, masked to 0.
-    t.one(
-        "shl_u8_by_i128_min",
-        /*@shl_u8_by_i128_min*/ bb(1u8) << bb(i128::MIN),
-        1,
-        Op::Shl,
-    );
+    one!(t, shl_u8_by_i128_min, Shl(1u8, i128::MIN), |a, b| /*@shl_u8_by_i128_min*/ a << b, 1);
     // `isize::MIN` is masked to 0.
-    t.one(
-        "shr_u64_by_isize_min",
-        /*@shr_u64_by_isize_min*/ bb(u64::MAX) >> bb(isize::MIN),
-        u64::MAX,
-        Op::Shr,
-    );
+    one!(t, shr_u64_by_isize_min, Shr(u64::MAX, isize::MIN), |a, b| /*@shr_u64_by_isize_min*/ a >> b, u64::MAX);
 
     t.none("shl_u64_by_0", bb(u64::MAX) << bb(0), u64::MAX);
     t.none("shr_i128_by_127_u8", bb(i128::MIN) >> bb(127u8), -1);
@@ -667,9 +814,10 @@ fn mul<T: Mul<Output = T>>(a: T, b: T) -> T {
     a * b
 }
 
-fn add_assign<T: AddAssign>(a: &mut T, b: T) {
+fn add_assign<T: AddAssign>(mut a: T, b: T) -> T {
     /*@generic_add_assign*/
-    *a += b;
+    a += b;
+    a
 }
 
 fn neg<T: Neg<Output = T>>(a: T) -> T {
@@ -687,268 +835,197 @@ fn shr<T: Shr<i8, Output = T>>(a: T, b: i8) -> T {
     a >> b
 }
 
-fn shl_assign<T: ShlAssign<u8>>(a: &mut T, b: u8) {
+fn shl_assign<T: ShlAssign<u8>>(mut a: T, b: u8) -> T {
     /*@generic_shl_assign*/
-    *a <<= b;
+    a <<= b;
+    a
+}
+
+/// Checks a call of a generic function above on operands through `black_box`: its result is
+/// `want`, and it reports `op` once, with the operands, at the operator in the generic function
+/// (whose marker is `generic_` and the function's name), from a site in `core`'s
+/// `#[track_caller]` impl at `core` if that was not inlined.
+macro_rules! generic {
+    ($t:ident, $name:ident, $f:ident($a:expr) = $want:expr, Neg in $core:ident) => {{
+        let a = $a;
+        let expected = Expected::neg(a, site(concat!("generic_", stringify!($f))));
+        let expected = [expected.site_at(SiteAt::Tracked(common::$core))];
+        $t.expect(stringify!($name), $f(bb(a)), $want, &expected);
+    }};
+    ($t:ident, $name:ident, $f:ident($a:expr, $b:expr) = $want:expr, $op:ident in $core:ident) => {{
+        let (a, b) = ($a, $b);
+        let expected = Expected::binary(Op::$op, a, b, site(concat!("generic_", stringify!($f))));
+        let expected = [expected.site_at(SiteAt::Tracked(common::$core))];
+        $t.expect(stringify!($name), $f(bb(a), bb(b)), $want, &expected);
+    }};
 }
 
 /// Operators in generic code go through the `core::ops` impls, which inherit the overflow
 /// checks and are `#[track_caller]`: they report at the operator in the generic function,
-/// where `-Coverflow-checks=on` panics.
+/// where `-Coverflow-checks=on` panics. Each instance has its own site.
+#[rustfmt::skip]
 fn generic(t: &mut Tester) {
-    let s = site("generic_add");
-    t.at(
-        "generic_add_i8",
-        add(bb(i8::MAX), bb(1)),
-        i8::MIN,
-        &[(Op::Add, s)],
-    );
-    t.at(
-        "generic_add_u32",
-        add(bb(u32::MAX), bb(2)),
-        1,
-        &[(Op::Add, s)],
-    );
-    t.at(
-        "generic_add_i128",
-        add(bb(i128::MAX), bb(1)),
-        i128::MIN,
-        &[(Op::Add, s)],
-    );
-    t.at(
-        "generic_add_usize",
-        add(bb(usize::MAX), bb(1)),
-        0,
-        &[(Op::Add, s)],
-    );
+    generic!(t, generic_add_i8, add(i8::MAX, 1i8) = i8::MIN, Add in CORE_OPS_ADD);
+    generic!(t, generic_add_u32, add(u32::MAX, 2u32) = 1, Add in CORE_OPS_ADD);
+    generic!(t, generic_add_i128, add(i128::MAX, 1i128) = i128::MIN, Add in CORE_OPS_ADD);
+    generic!(t, generic_add_usize, add(usize::MAX, 1usize) = 0, Add in CORE_OPS_ADD);
+    generic!(t, generic_sub_u16, sub(0u16, 1u16) = u16::MAX, Sub in CORE_OPS_SUB);
+    generic!(t, generic_sub_isize, sub(isize::MIN, 1isize) = isize::MAX, Sub in CORE_OPS_SUB);
+    generic!(t, generic_mul_i64, mul(i64::MAX, 2i64) = -2, Mul in CORE_OPS_MUL);
+    generic!(t, generic_mul_u128, mul(u128::MAX, u128::MAX) = 1, Mul in CORE_OPS_MUL);
+    generic!(t, generic_add_assign_u8, add_assign(u8::MAX, 2u8) = 1, Add in CORE_OPS_ADD_ASSIGN);
+    generic!(t, generic_neg_i16, neg(i16::MIN) = i16::MIN, Neg in CORE_OPS_NEG);
+    generic!(t, generic_neg_i128, neg(i128::MIN) = i128::MIN, Neg in CORE_OPS_NEG);
+    generic!(t, generic_shl_u64, shl(3u64, 65u32) = 6, Shl in CORE_OPS_SHL);
+    generic!(t, generic_shl_i8, shl(1i8, 8u32) = 1, Shl in CORE_OPS_SHL);
+    generic!(t, generic_shr_usize, shr(usize::MAX, -1i8) = 1, Shr in CORE_OPS_SHR);
+    generic!(t, generic_shr_i32, shr(-64i32, 33i8) = -32, Shr in CORE_OPS_SHR);
+    generic!(t, generic_shl_assign_i32, shl_assign(1i32, 32u8) = 1, Shl in CORE_OPS_SHL_ASSIGN);
     t.none("generic_add_ok", add(bb(40u16), bb(2)), 42);
-    let s = site("generic_sub");
-    t.at(
-        "generic_sub_u16",
-        sub(bb(0u16), bb(1)),
-        u16::MAX,
-        &[(Op::Sub, s)],
-    );
-    t.at(
-        "generic_sub_isize",
-        sub(bb(isize::MIN), bb(1)),
-        isize::MAX,
-        &[(Op::Sub, s)],
-    );
-    let s = site("generic_mul");
-    t.at(
-        "generic_mul_i64",
-        mul(bb(i64::MAX), bb(2)),
-        -2,
-        &[(Op::Mul, s)],
-    );
-    t.at(
-        "generic_mul_u128",
-        mul(bb(u128::MAX), bb(u128::MAX)),
-        1,
-        &[(Op::Mul, s)],
-    );
-    let s = site("generic_add_assign");
-    let mut x = bb(u8::MAX);
-    add_assign(&mut x, bb(2));
-    t.at("generic_add_assign_u8", x, 1, &[(Op::Add, s)]);
-    let s = site("generic_neg");
-    t.at(
-        "generic_neg_i16",
-        neg(bb(i16::MIN)),
-        i16::MIN,
-        &[(Op::Neg, s)],
-    );
-    t.at(
-        "generic_neg_i128",
-        neg(bb(i128::MIN)),
-        i128::MIN,
-        &[(Op::Neg, s)],
-    );
     t.none("generic_neg_ok", neg(bb(5i32)), -5);
-    let s = site("generic_shl");
-    t.at("generic_shl_u64", shl(bb(3u64), bb(65)), 6, &[(Op::Shl, s)]);
-    t.at("generic_shl_i8", shl(bb(1i8), bb(8)), 1, &[(Op::Shl, s)]);
-    let s = site("generic_shr");
-    t.at(
-        "generic_shr_usize",
-        shr(bb(usize::MAX), bb(-1)),
-        1,
-        &[(Op::Shr, s)],
-    );
-    t.at(
-        "generic_shr_i32",
-        shr(bb(-64i32), bb(33)),
-        -32,
-        &[(Op::Shr, s)],
-    );
-    let s = site("generic_shl_assign");
-    let mut x = bb(1i32);
-    shl_assign(&mut x, bb(32));
-    t.at("generic_shl_assign_i32", x, 1, &[(Op::Shl, s)]);
+}
+
+#[track_caller]
+#[inline(never)]
+fn tracked_add(a: u8, b: u8) -> u8 {
+    /*@tracked_add*/
+    a + b
+}
+
+#[track_caller]
+#[inline(never)]
+fn tracked_neg(a: i16) -> i16 {
+    /*@tracked_neg*/
+    -a
+}
+
+/// In a `#[track_caller]` function that is not inlined, the report is at the caller, as a panic
+/// would be (`report_overflow_at`, `report_neg_overflow_at`), and `site().location()` is the
+/// operation in the function. Called twice, it reports twice from the same site, each time at
+/// its caller.
+fn track_caller(t: &mut Tester) {
+    let mut run = Run::default();
+    let got = /*@tracked_add_first*/ tracked_add(bb(200), bb(100));
+    run.binary(Op::Add, 200u8, 100u8, got, site("tracked_add_first"));
+    let got = /*@tracked_add_second*/ tracked_add(bb(255), bb(2));
+    run.binary(Op::Add, 255u8, 2u8, got, site("tracked_add_second"));
+    let tracked = SiteAt::Exactly(site("tracked_add"));
+    run.expected = run
+        .expected
+        .into_iter()
+        .map(|e| e.site_at(tracked))
+        .collect();
+    t.repeated("track_caller_add_twice", run);
+    t.none("track_caller_add_ok", tracked_add(bb(200), bb(55)), 255);
+
+    let got = /*@tracked_neg_call*/ tracked_neg(bb(i16::MIN));
+    let expected = Expected::neg(i16::MIN, site("tracked_neg_call"));
+    let expected = expected.site_at(SiteAt::Exactly(site("tracked_neg")));
+    t.expect("track_caller_neg", got, i16::MIN, &[expected]);
+}
+
+/// What `Sum` or `Product` of `items` must give and report: `core` folds them with `op` from
+/// `init`, at `at`.
+fn fold<T: Int>(items: &[T], init: T, op: Op, at: Site, site_at: SiteAt) -> (T, Vec<Expected>) {
+    let mut expected = Vec::new();
+    let result = items.iter().fold(init, |acc, &x| {
+        let (next, overflows) = acc.model(op, x);
+        if overflows {
+            expected.push(Expected::binary(op, acc, x, at).site_at(site_at));
+        }
+        next
+    });
+    (result, expected)
 }
 
 /// Checks that `core` inherits with `#[rustc_inherit_overflow_checks]`.
+#[rustfmt::skip]
 fn inherited(t: &mut Tester) {
     use common::*;
-    t.at(
-        "abs_i8",
-        bb(i8::MIN).abs(),
-        i8::MIN,
-        &[(Op::Neg, CORE_NUM_I8)],
-    );
-    t.at(
-        "abs_i16",
-        bb(i16::MIN).abs(),
-        i16::MIN,
-        &[(Op::Neg, CORE_NUM_I16)],
-    );
-    t.at(
-        "abs_i32",
-        bb(i32::MIN).abs(),
-        i32::MIN,
-        &[(Op::Neg, CORE_NUM_I32)],
-    );
-    t.at(
-        "abs_i64",
-        bb(i64::MIN).abs(),
-        i64::MIN,
-        &[(Op::Neg, CORE_NUM_I64)],
-    );
-    t.at(
-        "abs_i128",
-        bb(i128::MIN).abs(),
-        i128::MIN,
-        &[(Op::Neg, CORE_NUM_I128)],
-    );
-    t.at(
-        "abs_isize",
-        bb(isize::MIN).abs(),
-        isize::MIN,
-        &[(Op::Neg, CORE_NUM_ISIZE)],
-    );
+    macro_rules! abs {
+        ($($ty:ident $core:ident),*) => {$({
+            let expected = [Expected::neg($ty::MIN, $core)];
+            t.expect(concat!("abs_", stringify!($ty)), bb($ty::MIN).abs(), $ty::MIN, &expected);
+        })*};
+    }
+    abs!(i8 CORE_NUM_I8, i16 CORE_NUM_I16, i32 CORE_NUM_I32, i64 CORE_NUM_I64, i128 CORE_NUM_I128, isize CORE_NUM_ISIZE);
     t.none("abs_ok", bb(-5i32).abs(), 5);
 
-    // With an exponent not known at compile time, `pow` squares the base only while more bits
-    // of the exponent remain: these overflow in exactly one multiplication.
-    let want = 2i32.wrapping_pow(40);
-    t.at(
-        "pow_i32",
-        bb(2i32).pow(bb(40)),
-        want,
-        &[(Op::Mul, CORE_NUM_I32)],
-    );
-    let want = 3u8.wrapping_pow(6);
-    t.at(
-        "pow_u8",
-        bb(3u8).pow(bb(6)),
-        want,
-        &[(Op::Mul, CORE_NUM_U8)],
-    );
-    let want = 10u64.wrapping_pow(20);
-    t.at(
-        "pow_u64",
-        bb(10u64).pow(bb(20)),
-        want,
-        &[(Op::Mul, CORE_NUM_U64)],
-    );
+    // With an exponent not known at compile time, `pow` squares the base while bits of the
+    // exponent remain and multiplies the result by it for each bit set: these overflow in
+    // exactly one multiplication. 2^40: squaring 2^16.
+    let expected = [Expected::binary(Op::Mul, 1i32 << 16, 1i32 << 16, CORE_NUM_I32)];
+    t.expect("pow_i32", bb(2i32).pow(bb(40)), 2i32.wrapping_pow(40), &expected);
+    // 3^6: the result 3^2 times the base 3^4.
+    let expected = [Expected::binary(Op::Mul, 9u8, 81u8, CORE_NUM_U8)];
+    t.expect("pow_u8", bb(3u8).pow(bb(6)), 3u8.wrapping_pow(6), &expected);
+    // 10^20: the result 10^4 times the base 10^16.
+    let expected = [Expected::binary(Op::Mul, 10u64.pow(4), 10u64.pow(16), CORE_NUM_U64)];
+    t.expect("pow_u64", bb(10u64).pow(bb(20)), 10u64.wrapping_pow(20), &expected);
     t.none("pow_ok", bb(3u8).pow(bb(5)), 243);
 
-    let s = CORE_NUM_U8;
-    t.at(
-        "next_power_of_two_u8",
-        bb(200u8).next_power_of_two(),
-        0,
-        &[(Op::Add, s)],
-    );
-    let s = CORE_NUM_U32;
-    let got = bb(u32::MAX / 2 + 2).next_power_of_two();
-    t.at("next_power_of_two_u32", got, 0, &[(Op::Add, s)]);
-    let s = CORE_NUM_U16;
-    let got = bb(u16::MAX).next_multiple_of(bb(2));
-    t.at("next_multiple_of_u16", got, 0, &[(Op::Add, s)]);
+    // `one_less_than_next_power_of_two() + 1`, and `self + (rhs - self % rhs)`.
+    let expected = [Expected::binary(Op::Add, u8::MAX, 1u8, CORE_NUM_U8)];
+    t.expect("next_power_of_two_u8", bb(200u8).next_power_of_two(), 0, &expected);
+    let expected = [Expected::binary(Op::Add, u32::MAX, 1u32, CORE_NUM_U32)];
+    t.expect("next_power_of_two_u32", bb(u32::MAX / 2 + 2).next_power_of_two(), 0, &expected);
+    let expected = [Expected::binary(Op::Add, u16::MAX, 1u16, CORE_NUM_U16)];
+    t.expect("next_multiple_of_u16", bb(u16::MAX).next_multiple_of(bb(2)), 0, &expected);
 
+    // By value, the closure in `Sum` and `Product` adds or multiplies; by reference, it calls
+    // the `#[track_caller]` impls of `Add<&T>` and `Mul<&T>`, which call those of `Add` and
+    // `Mul`, where the site is.
     let s = CORE_SUM_PRODUCT;
-    let got = bb([i32::MAX, 1]).iter().sum::<i32>();
-    t.at("sum_ref_i32", got, i32::MIN, &[(Op::Add, s)]);
-    let got = bb([u64::MAX, 2]).into_iter().sum::<u64>();
-    t.at("sum_u64", got, 1, &[(Op::Add, s)]);
-    let got = bb([i64::MAX, 2]).iter().product::<i64>();
-    t.at("product_ref_i64", got, -2, &[(Op::Mul, s)]);
-    let got = bb([u16::MAX, u16::MAX]).into_iter().product::<u16>();
-    t.at("product_u16", got, 1, &[(Op::Mul, s)]);
+    let (by_add, by_mul) = (SiteAt::Tracked(CORE_OPS_ADD), SiteAt::Tracked(CORE_OPS_MUL));
+    let items = [i32::MAX, 1];
+    let (want, expected) = fold(&items, 0, Op::Add, s, by_add);
+    t.expect("sum_ref_i32", bb(items).iter().sum::<i32>(), want, &expected);
+    let items = [u64::MAX, 2];
+    let (want, expected) = fold(&items, 0, Op::Add, s, SiteAt::Same);
+    t.expect("sum_u64", bb(items).into_iter().sum::<u64>(), want, &expected);
+    let items = [i64::MAX, 2];
+    let (want, expected) = fold(&items, 1, Op::Mul, s, by_mul);
+    t.expect("product_ref_i64", bb(items).iter().product::<i64>(), want, &expected);
+    let items = [u16::MAX, u16::MAX];
+    let (want, expected) = fold(&items, 1, Op::Mul, s, SiteAt::Same);
+    t.expect("product_u16", bb(items).into_iter().product::<u16>(), want, &expected);
     t.none("sum_ok", bb([1u8, 2, 3]).iter().sum::<u8>(), 6);
-    t.none(
-        "product_ok",
-        bb([-2i8, 4, 8]).into_iter().product::<i8>(),
-        -64,
-    );
+    t.none("product_ok", bb([-2i8, 4, 8]).into_iter().product::<i8>(), -64);
 
     // Several overflows in one sum or product: one report for each step that overflows.
-    let items = bb([i32::MAX; 4]);
-    let got = items.iter().sum::<i32>();
-    let (want, overflows) = items.iter().fold((0i32, 0), |(sum, n), &x| {
-        (
-            sum.wrapping_add(x),
-            n + usize::from(sum.checked_add(x).is_none()),
-        )
-    });
-    t.many(
-        "sum_overflows_twice",
-        usize::from(got != want),
-        overflows,
-        Op::Add,
-        s,
-    );
-    let got = (1..=20u8).product::<u8>();
-    let (want, overflows) = (1..=20u8).fold((1u8, 0), |(product, n), x| {
-        (
-            product.wrapping_mul(x),
-            n + usize::from(product.checked_mul(x).is_none()),
-        )
-    });
-    t.many(
-        "product_1_to_20_u8",
-        usize::from(got != want),
-        overflows,
-        Op::Mul,
-        s,
-    );
+    let items = [i32::MAX; 4];
+    let (want, expected) = fold(&items, 0, Op::Add, s, by_add);
+    t.expect("sum_overflows_twice", bb(items).iter().sum::<i32>(), want, &expected);
+    let items: Vec<u8> = (1..=20).collect();
+    let (want, expected) = fold(&items, 1, Op::Mul, s, SiteAt::Same);
+    t.expect("product_1_to_20_u8", (1..=bb(20u8)).product::<u8>(), want, &expected);
 }
 
-/// Reporting does not stop a loop: each overflowing iteration reports once, at the same site.
+/// Reporting does not stop a loop: each overflowing iteration reports once, at the same site,
+/// whose state word counts the reports.
+#[rustfmt::skip]
 fn loops(t: &mut Tester) {
-    let mut wrong = 0;
-    for i in 1..=1000u16 {
-        let got = /*@loop_every_iteration*/ bb(u16::MAX) + bb(i);
-        wrong += usize::from(got != i - 1);
-    }
-    let s = site("loop_every_iteration");
-    t.many("loop_every_iteration", wrong, 1000, Op::Add, s);
+    sweep!(t, loop_every_iteration, Add(u16::MAX, i in 1..=1000u16), |a| /*@loop_every_iteration*/ a + i);
 
-    let (mut x, mut model, mut overflows) = (bb(1u32), 1u32, 0);
+    let (mut run, at) = (Run::default(), site("loop_mul_assign"));
+    let mut x = bb(1u32);
     for _ in 0..100 {
+        let before = x;
         /*@loop_mul_assign*/
         x *= bb(7);
-        overflows += usize::from(model.checked_mul(7).is_none());
-        model = model.wrapping_mul(7);
+        run.binary(Op::Mul, before, 7u32, x, at);
     }
-    let s = site("loop_mul_assign");
-    t.many(
-        "loop_mul_assign",
-        usize::from(x != model),
-        overflows,
-        Op::Mul,
-        s,
-    );
+    t.repeated("loop_mul_assign", run);
 
+    let (mut run, at) = (Run::default(), site("loop_count_down"));
     let mut n = bb(5u8);
     for _ in 0..10 {
+        let before = n;
         /*@loop_count_down*/
         n -= 1;
+        run.binary(Op::Sub, before, 1u8, n, at);
     }
-    let s = site("loop_count_down");
-    t.many("loop_count_down", usize::from(n != 251), 1, Op::Sub, s);
+    t.repeated("loop_count_down", run);
 }
 
 #[inline(never)]
@@ -999,51 +1076,48 @@ fn add_then_compare(a: u32, b: u32) -> bool {
 /// "no overflow".
 fn gvn_and_range_propagation(t: &mut Tester) {
     let got = add_then_checked_add(bb(i32::MAX), bb(1));
-    t.at(
-        "gvn_add",
-        got,
-        (i32::MIN, true),
-        &[(Op::Add, site("gvn_add"))],
-    );
+    let expected = [Expected::binary(Op::Add, i32::MAX, 1i32, site("gvn_add"))];
+    t.expect("gvn_add", got, (i32::MIN, true), &expected);
     t.none("gvn_add_ok", add_then_checked_add(bb(1), bb(2)), (3, false));
     let got = add_black_boxes_then_checked_add(bb(i32::MIN), bb(-1));
-    let s = site("gvn_add_black_box");
-    t.at("gvn_add_black_box", got, (i32::MAX, true), &[(Op::Add, s)]);
+    let expected = [Expected::binary(
+        Op::Add,
+        i32::MIN,
+        -1i32,
+        site("gvn_add_black_box"),
+    )];
+    t.expect("gvn_add_black_box", got, (i32::MAX, true), &expected);
     let got = sub_then_overflowing_sub(bb(1), bb(2));
-    t.at(
-        "gvn_sub",
-        got,
-        (u64::MAX, true),
-        &[(Op::Sub, site("gvn_sub"))],
-    );
+    let expected = [Expected::binary(Op::Sub, 1u64, 2u64, site("gvn_sub"))];
+    t.expect("gvn_sub", got, (u64::MAX, true), &expected);
     let got = mul_then_checked_mul(bb(i16::MIN), bb(-1));
-    t.at(
-        "gvn_mul",
-        got,
-        (i16::MIN, true),
-        &[(Op::Mul, site("gvn_mul"))],
-    );
+    let expected = [Expected::binary(Op::Mul, i16::MIN, -1i16, site("gvn_mul"))];
+    t.expect("gvn_mul", got, (i16::MIN, true), &expected);
     let got = neg_then_checked_neg(bb(i8::MIN));
-    t.at(
-        "gvn_neg",
-        got,
-        (i8::MIN, true),
-        &[(Op::Neg, site("gvn_neg"))],
-    );
+    let expected = [Expected::neg(i8::MIN, site("gvn_neg"))];
+    t.expect("gvn_neg", got, (i8::MIN, true), &expected);
     let got = shl_then_checked_shl(bb(1), bb(33));
-    t.at("gvn_shl", got, (2, true), &[(Op::Shl, site("gvn_shl"))]);
+    let expected = [Expected::binary(Op::Shl, 1u32, 33u32, site("gvn_shl"))];
+    t.expect("gvn_shl", got, (2, true), &expected);
     let got = add_then_compare(bb(u32::MAX), bb(2));
-    t.at("gvn_compare", got, true, &[(Op::Add, site("gvn_compare"))]);
+    let expected = [Expected::binary(
+        Op::Add,
+        u32::MAX,
+        2u32,
+        site("gvn_compare"),
+    )];
+    t.expect("gvn_compare", got, true, &expected);
 
     let (a, b) = (bb(i32::MAX), bb(2));
     let s = /*@gvn_inline*/ a + b;
     let none = a.checked_add(b).is_none();
-    t.at(
-        "gvn_inline",
-        (s, none),
-        (i32::MIN + 1, true),
-        &[(Op::Add, site("gvn_inline"))],
-    );
+    let expected = [Expected::binary(
+        Op::Add,
+        i32::MAX,
+        2i32,
+        site("gvn_inline"),
+    )];
+    t.expect("gvn_inline", (s, none), (i32::MIN + 1, true), &expected);
 }
 
 /// Division and remainder by zero, `MIN / -1`, `MIN % -1` and bounds checks are not optional
@@ -1083,10 +1157,11 @@ fn still_panics(t: &mut Tester) {
     let message = "index out of bounds: the len is 3 but the index is 5";
     t.panics("index_out_of_bounds", got, message);
     // The program goes on normally after these panics.
-    t.one(
-        "add_after_panics",
-        /*@add_after_panics*/ bb(u8::MAX) + bb(1),
-        0,
-        Op::Add,
+    one!(
+        t,
+        add_after_panics,
+        Add(u8::MAX, 1u8),
+        |a, b| /*@add_after_panics*/ a + b,
+        0
     );
 }

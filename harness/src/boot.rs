@@ -37,6 +37,9 @@ pub struct Args {
     /// `dmesg` is printed.
     #[arg(long, value_name = "FILE", value_parser = read_script)]
     pub script: Option<String>,
+    /// Modules built elsewhere, copied to `/extra` in the initramfs and not loaded at boot.
+    #[arg(skip)]
+    pub extra_modules: Vec<PathBuf>,
 }
 
 fn read_script(path: &str) -> Result<String, String> {
@@ -54,6 +57,7 @@ impl Default for Args {
             expect_panic: false,
             timeout: DEFAULT_TIMEOUT,
             script: None,
+            extra_modules: Vec::new(),
         }
     }
 }
@@ -134,11 +138,12 @@ fn modules(out: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Writes a newc initramfs with busybox, `/init` and the modules.
-fn initramfs(ctx: &Ctx, arch: Arch, out: &Path, dir: &Path, script: &str) -> Result<PathBuf> {
+/// Writes a newc initramfs with busybox, `/init`, the modules and the extra modules.
+fn initramfs(ctx: &Ctx, args: &Args, out: &Path, dir: &Path) -> Result<PathBuf> {
+    let (arch, script) = (args.arch, args.script.as_deref().unwrap_or_default());
     let root = dir.join("initramfs");
     let _ = fs::remove_dir_all(&root);
-    for sub in ["bin", "modules", "proc", "sys", "dev", "tmp"] {
+    for sub in ["bin", "modules", "extra", "proc", "sys", "dev", "tmp"] {
         fs::create_dir_all(root.join(sub))?;
     }
     let busybox = ctx.busybox(arch);
@@ -151,6 +156,13 @@ fn initramfs(ctx: &Ctx, arch: Arch, out: &Path, dir: &Path, script: &str) -> Res
             &module,
             root.join("modules").join(module.file_name().unwrap()),
         )?;
+    }
+    for module in &args.extra_modules {
+        let name = module
+            .file_name()
+            .with_context(|| format!("{} is not a module file", module.display()))?;
+        fs::copy(module, root.join("extra").join(name))
+            .with_context(|| format!("copying {}", module.display()))?;
     }
 
     let mut entries = Vec::new();
@@ -222,13 +234,7 @@ pub fn boot_build(ctx: &Ctx, out: &Path, args: &Args, label: &str) -> Result<Boo
     let dir = ctx.work.join("boot").join(label);
     fs::create_dir_all(&dir)?;
     let _lock = Lock::acquire(&ctx.heavy_lock())?;
-    let initrd = initramfs(
-        ctx,
-        args.arch,
-        out,
-        &dir,
-        args.script.as_deref().unwrap_or_default(),
-    )?;
+    let initrd = initramfs(ctx, args, out, &dir)?;
     let console = match args.arch {
         Arch::X86_64 => "console=ttyS0",
         Arch::Arm64 => "console=ttyAMA0",

@@ -3,12 +3,14 @@
 //! unloads and reloads and a storm.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 
 use crate::boot::{self, Boot};
 use crate::ctx::{Arch, Ctx, Mode};
+use crate::run::{run_logged, Lock};
 use crate::test::assignment_site;
 
 pub const SAMPLE: &str = "samples/rust/rust_overflow_report.rs";
@@ -36,6 +38,47 @@ fn kunit_results(lines: &[&str]) -> Vec<(String, bool)> {
             Some((name.to_string(), ok))
         })
         .collect()
+}
+
+/// The out-of-tree module in `harness/oot`, what it reports and what it logs.
+const OOT: &str = "overflow_oot";
+const OOT_MESSAGES: &[&str] = &[
+    "attempt to add with overflow: 200_u8 + 100_u8",
+    "attempt to subtract with overflow: -32768_i16 - 1_i16",
+    "attempt to multiply with overflow: 70000_u32 * 70000_u32",
+    "attempt to negate with overflow: -(-9223372036854775808_i64)",
+    "attempt to shift left with overflow: 1_u64 << 70_u32",
+];
+const OOT_WRAPPED: &str = "wrapped: add 44 sub 32767 mul 605032704 neg -9223372036854775808 shl 64";
+
+/// Builds `harness/oot` with `make M=` against the x86_64 report-mode build, in a copy in the
+/// work directory; returns the module file.
+fn build_oot(ctx: &Ctx) -> Result<PathBuf> {
+    let out = crate::kernel::completed_build(ctx, Arch::X86_64, Mode::Report)?;
+    let dir = ctx.work.join("oot");
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir)?;
+    for name in ["Kbuild", "overflow_oot.rs"] {
+        let from = ctx.repo.join("harness/oot").join(name);
+        fs::copy(&from, dir.join(name)).with_context(|| format!("copying {}", from.display()))?;
+    }
+    let toolchain = crate::kernel::current_toolchain(ctx)?;
+    let module_dir = format!("M={}", dir.display());
+    let cmd = crate::kernel::make(
+        &ctx.linux_src(),
+        &out,
+        Arch::X86_64,
+        &ctx.make_vars(&toolchain),
+        &[&module_dir, "modules"],
+    );
+    let _lock = Lock::acquire(&ctx.heavy_lock())?;
+    run_logged(
+        cmd,
+        "make M=oot modules",
+        &ctx.log("oot-build")?,
+        Duration::from_secs(600),
+    )?;
+    Ok(dir.join(format!("{OOT}.ko")))
 }
 
 /// Shell functions for the guest. `show STEP` prints the policy and every line of the statistics
@@ -135,11 +178,22 @@ impl Outcome {
 }
 
 fn boot_with(ctx: &Ctx, label: &str, cmdline: &[&str], script: &str) -> Result<Outcome> {
+    boot_with_extra(ctx, label, cmdline, script, Vec::new())
+}
+
+fn boot_with_extra(
+    ctx: &Ctx,
+    label: &str,
+    cmdline: &[&str],
+    script: &str,
+    extra_modules: Vec<PathBuf>,
+) -> Result<Outcome> {
     let args = boot::Args {
         arch: Arch::X86_64,
         mode: Mode::Report,
         cmdline: cmdline.iter().map(|s| s.to_string()).collect(),
         script: Some(format!("{HELPERS}\n{script}")),
+        extra_modules,
         ..Default::default()
     };
     let out = crate::kernel::completed_build(ctx, Arch::X86_64, Mode::Report)?;
@@ -148,9 +202,9 @@ fn boot_with(ctx: &Ctx, label: &str, cmdline: &[&str], script: &str) -> Result<O
     Ok(Outcome { boot, console })
 }
 
-/// Runs the four boots (policy switched in sysfs, set on the command line, the KUnit suite run
-/// again, and `panic` on the command line) on the built x86_64 report-mode kernel and checks what
-/// they printed.
+/// Runs the five boots (policy switched in sysfs, set on the command line, the KUnit suite run
+/// again, a module built outside the tree, and `panic` on the command line) on the built x86_64
+/// report-mode kernel and checks what they printed.
 pub fn run(ctx: &Ctx, src: &Path) -> Result<Checks> {
     let (line, column) = assignment_site(&fs::read_to_string(src.join(SAMPLE))?, "a + b")
         .with_context(|| {
@@ -295,7 +349,65 @@ sed "s/^/overflow-harness: kunit-2: /" $R/results
         );
     }
 
-    // 4. `panic` on the command line: the first load panics.
+    // 4. A module built outside the tree, with `make M=`: one overflow of each operation, loaded,
+    //    unloaded and loaded again.
+    let oot = build_oot(ctx)?;
+    let outside = boot_with_extra(
+        ctx,
+        "out-of-tree",
+        &[],
+        &format!(
+            r#"
+show loaded
+insmod /extra/{OOT}.ko || echo "overflow-harness: insmod failed"
+show oot-1
+rmmod {OOT} || echo "overflow-harness: rmmod failed"
+insmod /extra/{OOT}.ko || echo "overflow-harness: insmod failed"
+show oot-2
+rmmod {OOT} && echo "overflow-harness: {OOT} unloaded"
+"#
+        ),
+        vec![oot],
+    )?;
+    let reported: Vec<&str> = outside
+        .boot
+        .console
+        .warns
+        .iter()
+        .filter(|w| w.file.ends_with(&format!("{OOT}.rs")) && w.complete)
+        .filter_map(|w| w.message.as_deref())
+        .collect();
+    let expected: Vec<&str> = OOT_MESSAGES.iter().chain(OOT_MESSAGES).copied().collect();
+    checks.check(
+        &format!(
+            "out of tree: each load reports add, sub, mul, neg and shl with their operands and \
+             types, in order: {reported:?}"
+        ),
+        reported == expected,
+    );
+    checks.check(
+        "out of tree: both loads continue with the wrapped values",
+        outside.count(OOT_WRAPPED) == 2,
+    );
+    let warned = |step: &str| {
+        outside
+            .step(step)
+            .iter()
+            .find_map(|l| l.strip_prefix("warned ")?.parse::<u64>().ok())
+    };
+    checks.check(
+        "out of tree: the statistics count 5 reports per load, and the module unloads cleanly",
+        warned("loaded")
+            .is_some_and(|n| warned("oot-1") == Some(n + 5) && warned("oot-2") == Some(n + 10))
+            && outside
+                .console
+                .contains(&format!("overflow-harness: {OOT} unloaded"))
+            && !outside.console.contains("overflow-harness: insmod failed")
+            && !outside.console.contains("overflow-harness: rmmod failed"),
+    );
+
+    // 5. `panic` on the command line: the first load panics.
+
     let panic = boot_with(
         ctx,
         "policy-panic",
