@@ -602,6 +602,13 @@ fn markdown(r: &Results) -> String {
     }
     writeln!(w).unwrap();
 
+    if r.kernel.is_empty() {
+        writeln!(
+            w,
+            "## Kernel `.text`\n\nNot measured in this run (`--no-kernel`, or `--toolchain`).\n"
+        )
+        .unwrap();
+    }
     for (arch, sizes) in &r.kernel {
         writeln!(w, "## Kernel `.text`, {arch}\n").unwrap();
         writeln!(

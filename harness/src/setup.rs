@@ -74,6 +74,24 @@ fn check_platform() -> Result<()> {
     if unsafe { libc::geteuid() } != 0 {
         bail!("setup installs packages with apt-get and must run as root (try `sudo`)");
     }
+    check_dev_null()
+}
+
+/// Fails if `/dev/null` is not the null device. A root process that writes a file to
+/// `/dev/null` by renaming over it (as `rustc -o /dev/null` does) leaves a regular file there,
+/// which fills with whatever is redirected to it; the kernel's `rustc-option` Kconfig probes,
+/// which compile `/dev/null`, then fail, and options such as `CONFIG_RUST_OVERFLOW_REPORT`
+/// silently disappear from the configuration.
+fn check_dev_null() -> Result<()> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = fs::metadata("/dev/null").context("reading /dev/null")?;
+    if !meta.file_type().is_char_device() {
+        bail!(
+            "/dev/null is not the null device but a {} (a root process renamed a file over it); \
+             restore it with `rm /dev/null && mknod -m 666 /dev/null c 1 3` and run again",
+            if meta.is_file() { "regular file" } else { "file of another kind" }
+        );
+    }
     Ok(())
 }
 
