@@ -231,15 +231,19 @@ impl Expect {
     }
 
     /// The demangled name of the entry point instance that the overflow path must call, e.g.
-    /// `core::panic::overflow::report_overflow::<u64, u32>`.
+    /// `core::panic::overflow::report_overflow::<u64, u32>`. A `+` or `-` passes its wrapped
+    /// result and its right-hand operand, of the same type, to `report_wrapped_overflow::<T>`.
     fn entry_point(&self) -> String {
-        match self.rhs {
-            Some(rhs) => format!(
+        match (self.op, self.rhs) {
+            (Op::Add | Op::Sub, Some(_)) => {
+                format!("{REPORT_SYMBOL}wrapped_overflow::<{}>", self.ty.name())
+            }
+            (_, Some(rhs)) => format!(
                 "{REPORT_SYMBOL}overflow::<{}, {}>",
                 self.ty.name(),
                 rhs.name()
             ),
-            None => format!("{REPORT_SYMBOL}neg_overflow::<{}>", self.ty.name()),
+            (_, None) => format!("{REPORT_SYMBOL}neg_overflow::<{}>", self.ty.name()),
         }
     }
 
@@ -923,7 +927,8 @@ impl Object {
 }
 
 /// What the demangled names of the report entry points (`report_overflow::<T, U>`,
-/// `report_neg_overflow::<T>` and their `_at` variants) start with.
+/// `report_wrapped_overflow::<T>`, `report_neg_overflow::<T>` and their `_at` variants) start
+/// with.
 const REPORT_SYMBOL: &str = "core::panic::overflow::report_";
 
 /// Offsets in `core::panic::OverflowSite` (`#[repr(C)]`, 64-bit): the state word at 0, then

@@ -131,12 +131,20 @@ impl Outcome {
             .collect()
     }
 
+    /// The name of the first step that `show` printed in this boot.
+    fn first_step(&self) -> Option<&str> {
+        self.console.lines().find_map(|l| {
+            let (step, rest) = l.strip_prefix("overflow-harness: ")?.split_once(": ")?;
+            rest.starts_with("policy ").then_some(step)
+        })
+    }
+
     /// Whether `show STEP` printed the policy `policy` and the counts `warned` and `repeats`. The
-    /// suppressed and nested counts must be those of the first step: the KUnit suite that runs at
-    /// boot makes them, and the sample must not add to them.
+    /// suppressed and nested counts must be those of the boot's first step: the KUnit suite that
+    /// runs at boot makes them, and the sample must not add to them.
     fn shows(&self, step: &str, policy: &str, warned: u64, repeats: u64) -> bool {
         let lines = self.step(step);
-        let first = self.step("loaded");
+        let first = self.first_step().map(|s| self.step(s)).unwrap_or_default();
         let value = |lines: &[&'_ str], name: &str| -> Option<String> {
             lines
                 .iter()
