@@ -1265,7 +1265,7 @@ PASS mul_i8
         let call = add.insns.iter().find(|i| object.is_report_call(i)).unwrap();
         assert_eq!(
             object.callee(call),
-            Some("core::panic::overflow::report_overflow::<u32, u32>")
+            Some("core::panic::overflow::report_wrapped_overflow::<u32>")
         );
     }
 
@@ -1285,14 +1285,14 @@ Disassembly of section .text.add:
       18:      \tadd\tx2, x2, #0x0
 \t\t0000000000000018:  R_AARCH64_ADD_ABS_LO12_NC\t.data..L__unnamed_1
       1c:      \tbl\t0x1c <add+0x1c>
-\t\t000000000000001c:  R_AARCH64_CALL26\t.text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow15report_overflowmmECs1_14aarch64_no_std
+\t\t000000000000001c:  R_AARCH64_CALL26\t.text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report_wrapped_overflowmECs1_14aarch64_no_std
       20:      \tmov\tw0, w9
       24:      \tldr\tx30, [sp], #0x10
       28:      \tret
 
-Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow15report_overflowmmECs1_14aarch64_no_std:
+Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report_wrapped_overflowmECs1_14aarch64_no_std:
 
-0000000000000000 <core::panic::overflow::report_overflow::<u32, u32>>:
+0000000000000000 <core::panic::overflow::report_wrapped_overflow::<u32>>:
        0:      \tret
 ";
 
@@ -1415,10 +1415,10 @@ Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow15report
             [(".data..L__unnamed_1".to_string(), 0)]
         );
 
-        let expect = Expect::binary("add", Op::Add, Int::U64, Int::U32);
+        let expect = Expect::binary("add", Op::Add, Int::U64, Int::U64);
         let err = check(ADD, &expect).unwrap_err();
         assert!(
-            err.contains("is to core::panic::overflow::report_overflow::<u32, u32>, want core::panic::overflow::report_overflow::<u64, u32>"),
+            err.contains("is to core::panic::overflow::report_wrapped_overflow::<u32>, want core::panic::overflow::report_wrapped_overflow::<u64>"),
             "{err}"
         );
 
@@ -1469,7 +1469,7 @@ Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow15report
     #[test]
     fn a_panic_or_a_trap_fails() {
         let text = ADD.replace(
-            ".text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow15report_overflowmmECs1_14aarch64_no_std\n",
+            ".text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report_wrapped_overflowmECs1_14aarch64_no_std\n",
             "core::panicking::panic_const::panic_const_add_overflow\n",
         );
         let err = check(&text, &ADD_U32).unwrap_err();

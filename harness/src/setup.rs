@@ -89,7 +89,11 @@ fn check_dev_null() -> Result<()> {
         bail!(
             "/dev/null is not the null device but a {} (a root process renamed a file over it); \
              restore it with `rm /dev/null && mknod -m 666 /dev/null c 1 3` and run again",
-            if meta.is_file() { "regular file" } else { "file of another kind" }
+            if meta.is_file() {
+                "regular file"
+            } else {
+                "file of another kind"
+            }
         );
     }
     Ok(())
