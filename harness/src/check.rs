@@ -218,7 +218,12 @@ pub fn clippy_warnings(log: &str, files: &[String]) -> Vec<String> {
         {
             message = m;
         } else if let Some(at) = line.trim_start().strip_prefix("--> ") {
-            if files.iter().any(|f| at.starts_with(f.as_str())) {
+            // Relative to the source tree, or absolute when the build has `O=`.
+            let path = at.split(':').next().unwrap_or_default();
+            if files
+                .iter()
+                .any(|f| path == f || path.ends_with(&format!("/{f}")))
+            {
                 found.push(format!("{at}: {message}"));
             }
         }
@@ -365,11 +370,15 @@ mod tests {
     #[test]
     fn clippy_warnings_only_in_given_files() {
         let log = "warning: unneeded `return` statement\n  --> rust/kernel/overflow.rs:10:5\n\
-                   warning: old\n  --> rust/kernel/str.rs:3:1\n";
+                   warning: old\n  --> rust/kernel/str.rs:3:1\n\
+                   warning: simplify\n  --> /src/linux/rust/kernel/overflow.rs:388:8\n";
         let files = vec!["rust/kernel/overflow.rs".to_string()];
         assert_eq!(
             clippy_warnings(log, &files),
-            ["rust/kernel/overflow.rs:10:5: unneeded `return` statement"]
+            [
+                "/src/linux/rust/kernel/overflow.rs:388:8: simplify",
+                "rust/kernel/overflow.rs:10:5: unneeded `return` statement",
+            ]
         );
     }
 }
