@@ -305,7 +305,8 @@ fn without_flag(ctx: &Ctx, src: &Path) -> Result<String> {
     ))
 }
 
-/// Builds and boots every patch of the series on its own, in a separate worktree.
+/// Builds and boots every patch of the series on its own, in a separate worktree, and runs
+/// `make rustfmtcheck` on it.
 fn bisect(ctx: &Ctx, src: &Path, vars: &[String], checks: &mut Checks) -> Result<()> {
     let tree = ctx.work.join("check/bisect-src");
     let base = patches::base_commit(src)?;
@@ -350,8 +351,9 @@ fn bisect(ctx: &Ctx, src: &Path, vars: &[String], checks: &mut Checks) -> Result
                 ..Default::default()
             };
             let boot = boot::boot_build(ctx, &out, &args, &label)?;
+            make_check(ctx, &tree, &out, vars, &["rustfmtcheck"], &label)?;
             Ok(format!(
-                "{mode} mode, {} WARN report(s)",
+                "{mode} mode, {} WARN report(s), rustfmtcheck clean",
                 boot.console.warns.len()
             ))
         })();

@@ -85,9 +85,37 @@ pub fn series_contents(dir: &Path) -> Result<Vec<(String, Vec<u8>)>> {
         .collect()
 }
 
+/// The `format-patch` option that gives the patches the subject prefix of the cover letter in
+/// `patches_dir`, if it has one: `[RFC PATCH v2 0/9]` gives `--subject-prefix=RFC PATCH v2`, so
+/// that every patch carries the cover letter's `RFC` and version.
+fn subject_prefix_args(patches_dir: &Path) -> Result<Vec<String>> {
+    let cover = patches_dir.join(COVER_LETTER);
+    if !cover.is_file() {
+        return Ok(Vec::new());
+    }
+    let text = fs::read_to_string(&cover)?;
+    let prefix = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Subject: ["))
+        .and_then(|l| l.split_once(']'))
+        .and_then(|(p, _)| p.rsplit_once(' '))
+        .filter(|(_, number)| number.starts_with("0/"))
+        .map(|(p, _)| p)
+        .with_context(|| {
+            format!(
+                "{}: no `Subject: [PREFIX 0/N] ...` line; write one, e.g. \
+                 `Subject: [RFC PATCH v2 0/9] ...`",
+                cover.display()
+            )
+        })?;
+    Ok(vec![format!("--subject-prefix={prefix}")])
+}
+
 /// The tree's commits as `git format-patch` writes them, in a stable form: a zero commit id in
-/// the `From` line and no signature with the git version, so re-exporting is byte-identical.
-pub fn format_patches(tree: &Path) -> Result<Vec<(String, Vec<u8>)>> {
+/// the `From` line and no signature with the git version, so re-exporting is byte-identical. The
+/// subject prefix is the cover letter's in `patches_dir`.
+pub fn format_patches(tree: &Path, patches_dir: &Path) -> Result<Vec<(String, Vec<u8>)>> {
+    let prefix = subject_prefix_args(patches_dir)?;
     let base = base_commit(tree)?;
     let out = tree.join(".git/overflow-harness-export");
     let _ = fs::remove_dir_all(&out);
@@ -99,8 +127,9 @@ pub fn format_patches(tree: &Path) -> Result<Vec<(String, Vec<u8>)>> {
         "--zero-commit",
         "--no-signature",
         "-n",
-        "-o",
     ])
+    .args(&prefix)
+    .arg("-o")
     .arg(&out)
     .arg(format!("{base}..HEAD"));
     capture(cmd, GIT_TIMEOUT)?;
@@ -143,7 +172,7 @@ pub fn sync(ctx: &Ctx, tree: &Path, patches_dir: &Path) -> Result<()> {
         );
     }
     let wanted = series_contents(patches_dir)?;
-    if format_patches(tree)? == wanted {
+    if format_patches(tree, patches_dir)? == wanted {
         eprintln!(
             "{name}: in sync with {} ({} patches)",
             patches_dir.display(),
@@ -191,7 +220,7 @@ pub fn sync(ctx: &Ctx, tree: &Path, patches_dir: &Path) -> Result<()> {
 
 /// Writes the tree's commits to `patches_dir`, keeping a hand-written cover letter.
 pub fn export(tree: &Path, patches_dir: &Path) -> Result<()> {
-    let patches = format_patches(tree)?;
+    let patches = format_patches(tree, patches_dir)?;
     fs::create_dir_all(patches_dir)?;
     for entry in fs::read_dir(patches_dir)?.flatten() {
         let file = entry.file_name().to_string_lossy().into_owned();
