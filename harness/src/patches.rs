@@ -99,7 +99,11 @@ fn subject_prefix_args(patches_dir: &Path) -> Result<Vec<String>> {
         .find_map(|l| l.strip_prefix("Subject: ["))
         .and_then(|l| l.split_once(']'))
         .and_then(|(p, _)| p.rsplit_once(' '))
-        .filter(|(_, number)| number.starts_with("0/"))
+        .filter(|(_, number)| {
+            number
+                .split_once('/')
+                .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b == b'0'))
+        })
         .map(|(p, _)| p)
         .with_context(|| {
             format!(
