@@ -87,7 +87,7 @@ impl Ctx {
         self.work.join("build").join(format!("{arch}-{mode}"))
     }
 
-    pub fn kunit_dir(&self, arch: Arch, mode: Mode) -> PathBuf {
+    pub fn kunit_dir(&self, arch: impl fmt::Display, mode: Mode) -> PathBuf {
         self.work.join("kunit").join(format!("{arch}-{mode}"))
     }
 

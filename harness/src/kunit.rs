@@ -14,14 +14,89 @@ use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel;
 use crate::run::{spawn_logged, tail, Lock};
 
-const TIMEOUT: Duration = Duration::from_secs(75 * 60);
+/// A cross build of the kernel and the tests under TCG, on two busy cores.
+const TIMEOUT: Duration = Duration::from_secs(120 * 60);
+
+/// The architectures that kunit.py runs here: the two the rest of the harness boots, and UML,
+/// 32-bit ARM and RISC-V through kunit.py's own QEMU configurations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum KunitArch {
+    #[default]
+    #[value(name = "x86_64")]
+    X86_64,
+    Arm64,
+    /// User-mode Linux, kunit.py's default.
+    Um,
+    /// 32-bit ARMv7 (QEMU `virt`).
+    Arm,
+    /// riscv64 (QEMU `virt` with OpenSBI).
+    Riscv,
+}
+
+impl KunitArch {
+    /// kunit.py's `--arch`.
+    pub fn kernel_arch(self) -> &'static str {
+        match self {
+            KunitArch::X86_64 => "x86_64",
+            KunitArch::Arm64 => "arm64",
+            KunitArch::Um => "um",
+            KunitArch::Arm => "arm",
+            KunitArch::Riscv => "riscv",
+        }
+    }
+
+    /// What kunit.py runs the kernel with, which `setup` installs.
+    fn runner(self) -> Option<&'static str> {
+        match self {
+            KunitArch::X86_64 => Some("qemu-system-x86_64"),
+            KunitArch::Arm64 => Some("qemu-system-aarch64"),
+            KunitArch::Um => None,
+            KunitArch::Arm => Some("qemu-system-arm"),
+            KunitArch::Riscv => Some("qemu-system-riscv64"),
+        }
+    }
+}
+
+impl From<Arch> for KunitArch {
+    fn from(arch: Arch) -> Self {
+        match arch {
+            Arch::X86_64 => KunitArch::X86_64,
+            Arch::Arm64 => KunitArch::Arm64,
+        }
+    }
+}
+
+impl std::fmt::Display for KunitArch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.kernel_arch())
+    }
+}
+
+/// The firmware that kunit.py's riscv configuration loads; without it, kunit.py exits with
+/// status 0 and no results.
+const OPENSBI: &str = "/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin";
 
 #[derive(clap::Args, Default, Clone)]
 pub struct Args {
     #[arg(long, value_enum, default_value_t)]
-    pub arch: Arch,
+    pub arch: KunitArch,
     #[arg(long, value_enum, default_value_t)]
     pub mode: Mode,
+}
+
+/// Fails early, before the long build, if what runs the kernel is missing.
+fn check_runner(arch: KunitArch) -> Result<()> {
+    if let Some(qemu) = arch.runner() {
+        let found = std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(qemu).is_file()));
+        if !found {
+            bail!("{qemu} is not installed; run `setup` (it installs qemu-system-arm and qemu-system-misc)");
+        }
+    }
+    if arch == KunitArch::Riscv && !Path::new(OPENSBI).is_file() {
+        bail!("{OPENSBI} is missing (package qemu-system-data); run `setup`");
+    }
+    Ok(())
 }
 
 /// A KUnit JSON group as `tools/testing/kunit/kunit_json.py` writes it.
@@ -145,6 +220,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
     if args.mode == Mode::Report && !kernel::has_kconfig(&src, "RUST_OVERFLOW_REPORT") {
         bail!("the tree has no CONFIG_RUST_OVERFLOW_REPORT: patches/linux does not provide report mode yet; use --mode panic");
     }
+    check_runner(args.arch)?;
     let dir = ctx.kunit_dir(args.arch, args.mode);
     fs::create_dir_all(&dir)?;
     let json = dir.join("results.json");
@@ -162,8 +238,6 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
             std::thread::available_parallelism().map_or(2, |n| n.get())
         ))
         .arg("--timeout=1200")
-        // Two CPUs, so that the overflow suite's `concurrent` test runs on both at once.
-        .arg("--qemu_args=-smp 2")
         .arg(format!("--json={}", json.display()))
         .arg(format!(
             "--kunitconfig={}",
@@ -184,6 +258,13 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
         {
             cmd.arg(format!("--kconfig_add={name}=n"));
         }
+    }
+    // Two CPUs, so that the tests run on an SMP kernel. kunit.py ignores `--qemu_args` for UML,
+    // which takes the number of CPUs on its command line.
+    if args.arch == KunitArch::Um {
+        cmd.arg("--kernel_args=ncpus=2");
+    } else {
+        cmd.arg("--qemu_args=-smp 2");
     }
     for var in ctx.make_vars(&toolchain) {
         cmd.arg(format!("--make_options={var}"));

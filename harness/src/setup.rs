@@ -35,6 +35,8 @@ pub const PACKAGES: &[&str] = &[
     "python3-git",
     "python3-ply",
     "qemu-system-arm",
+    // qemu-system-riscv64, for KUnit on riscv.
+    "qemu-system-misc",
     "qemu-system-x86",
     "rust-web-src",
     "rustc-web",
@@ -312,6 +314,8 @@ fn check_versions() -> Result<()> {
         ("ld.lld-22", &["--version"], "LLD 22."),
         ("qemu-system-x86_64", &["--version"], "QEMU emulator"),
         ("qemu-system-aarch64", &["--version"], "QEMU emulator"),
+        ("qemu-system-arm", &["--version"], "QEMU emulator"),
+        ("qemu-system-riscv64", &["--version"], "QEMU emulator"),
         ("python3", &["--version"], "Python 3"),
     ];
     for (tool, args, expect) in checks {

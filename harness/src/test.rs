@@ -10,7 +10,7 @@ use crate::boot;
 use crate::conformance;
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel::{self, BuildArgs, TreeArgs};
-use crate::kunit;
+use crate::kunit::{self, KunitArch};
 use crate::policy;
 use crate::run::{fmt_duration, libtest_counts, spawn_logged};
 use crate::setup;
@@ -21,10 +21,18 @@ pub struct Args {
     /// Skip `setup` (for machines prepared by hand).
     #[arg(long)]
     pub no_setup: bool,
-    /// Only run KUnit on these architectures (default: x86_64 and arm64).
+    /// Only run KUnit on these architectures (default: x86_64, arm64 and um).
     #[arg(long, value_enum)]
-    pub arch: Vec<Arch>,
+    pub arch: Vec<KunitArch>,
+    /// Run KUnit on 32-bit ARM and riscv64 too (QEMU TCG; a cross build of about 10 minutes
+    /// each from an empty build directory).
+    #[arg(long, conflicts_with = "arch")]
+    pub all_arches: bool,
 }
+
+/// KUnit's architectures in `test`, by default and with `--all-arches`.
+const DEFAULT_ARCHES: [KunitArch; 3] = [KunitArch::X86_64, KunitArch::Arm64, KunitArch::Um];
+const MORE_ARCHES: [KunitArch; 2] = [KunitArch::Arm, KunitArch::Riscv];
 
 /// One line of the final table.
 struct Outcome {
@@ -108,10 +116,12 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     } else {
         Mode::Panic
     };
-    let arches = if args.arch.is_empty() {
-        vec![Arch::X86_64, Arch::Arm64]
-    } else {
+    let arches = if !args.arch.is_empty() {
         args.arch.clone()
+    } else if args.all_arches {
+        [&DEFAULT_ARCHES[..], &MORE_ARCHES[..]].concat()
+    } else {
+        DEFAULT_ARCHES.to_vec()
     };
     for arch in arches {
         let step = format!("kunit {arch} {mode}");
