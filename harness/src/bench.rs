@@ -41,6 +41,10 @@ pub struct Args {
     /// kernel builds, about 9 minutes each from an empty directory on 2 cores.
     #[arg(long, value_enum)]
     pub arch: Vec<Arch>,
+    /// Also measure this toolchain directory (e.g. the series before a change) in the same run,
+    /// and print the userspace ratios and bytes per site of both side by side.
+    #[arg(long, value_name = "DIR")]
+    pub baseline: Option<PathBuf>,
 }
 
 /// The `-Coverflow-checks` value of a mode.
@@ -108,6 +112,17 @@ struct Results {
     /// `.text` bytes of every Rust object and of vmlinux, per architecture.
     kernel: BTreeMap<String, BTreeMap<String, Triple>>,
     storm: Option<Storm>,
+    /// The same userspace and per-site measurements with `--baseline`.
+    baseline: Option<Baseline>,
+}
+
+/// The userspace and per-site measurements of one toolchain.
+#[derive(Serialize, Default)]
+struct Baseline {
+    toolchain: String,
+    userspace: BTreeMap<String, Triple>,
+    sites_text: Triple,
+    sites_text_aarch64: Triple,
 }
 
 #[derive(Serialize, Default)]
@@ -141,53 +156,24 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         ..Default::default()
     };
 
-    eprintln!("== userspace workloads (callgrind)");
-    let rustc = toolchain.join("bin/rustc");
-    let source = ctx.repo.join("bench/workloads.rs");
-    let mut outputs = BTreeMap::new();
-    for mode in MODES {
-        let exe = dir.join(format!("workloads-{mode}"));
-        compile(&rustc, mode, &["-Copt-level=2", "-o"], &exe, &source)?;
-        for &name in WORKLOADS {
-            let (instructions, output) = callgrind(&exe, name)?;
-            eprintln!("  {name} {mode}: {instructions} instructions");
-            results
-                .userspace
-                .entry(name.to_string())
-                .or_default()
-                .set(mode, instructions);
-            outputs.entry(name).or_insert_with(Vec::new).push(output);
-        }
-    }
-    for (name, outs) in &outputs {
-        if outs.iter().any(|o| o != &outs[0]) {
-            bail!("the workload {name} printed different results in the three modes: {outs:?}");
-        }
-    }
+    let measured = measure(ctx, &toolchain, &dir)?;
     let geomean = |f: fn(&Triple) -> f64| {
-        let logs: f64 = results.userspace.values().map(|t| f(t).ln()).sum();
-        (logs / results.userspace.len() as f64).exp()
+        let logs: f64 = measured.userspace.values().map(|t| f(t).ln()).sum();
+        (logs / measured.userspace.len() as f64).exp()
     };
     results.userspace_geomean_report_panic = geomean(Triple::report_panic);
     results.userspace_geomean_report_off = geomean(Triple::report_off);
     results.userspace_geomean_panic_off = geomean(Triple::panic_off);
     results.perf = perf(&dir.join("workloads-report"));
-
-    eprintln!("== .text per check site");
-    let sites = dir.join("sites.rs");
-    fs::write(&sites, sites_crate())?;
-    for mode in MODES {
-        let obj = dir.join(format!("sites-{mode}.o"));
-        compile(
-            &rustc,
-            mode,
-            &["-Copt-level=2", "--crate-type=lib", "--emit=obj", "-o"],
-            &obj,
-            &sites,
-        )?;
-        results.sites_text.set(mode, text_size(&obj)?);
+    results.userspace = measured.userspace;
+    results.sites_text = measured.sites_text;
+    results.sites_text_aarch64 = measured.sites_text_aarch64;
+    if let Some(base) = &args.baseline {
+        let base = fs::canonicalize(base)
+            .with_context(|| format!("no toolchain directory at {}", base.display()))?;
+        eprintln!("== baseline {}", base.display());
+        results.baseline = Some(measure(ctx, &base, &dir.join("baseline"))?);
     }
-    results.sites_text_aarch64 = sites_aarch64(ctx, &rustc, &toolchain, &sites, &dir)?;
 
     if !args.no_kernel && args.toolchain.is_none() {
         let arches = if args.arch.is_empty() {
@@ -216,6 +202,58 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     print!("{markdown}");
     eprintln!("wrote {}", out.join("BENCHMARKS.md").display());
     Ok(())
+}
+
+/// Measures the userspace workloads and the bytes per check site with `toolchain`, in `dir`.
+fn measure(ctx: &Ctx, toolchain: &Path, dir: &Path) -> Result<Baseline> {
+    fs::create_dir_all(dir)?;
+    let mut out = Baseline {
+        toolchain: format!(
+            "`{}`: {}",
+            toolchain.display(),
+            capture_line(toolchain.join("bin/rustc"), &["-V"])?
+        ),
+        ..Default::default()
+    };
+    eprintln!("== userspace workloads (callgrind)");
+    let rustc = toolchain.join("bin/rustc");
+    let source = ctx.repo.join("bench/workloads.rs");
+    let mut outputs = BTreeMap::new();
+    for mode in MODES {
+        let exe = dir.join(format!("workloads-{mode}"));
+        compile(&rustc, mode, &["-Copt-level=2", "-o"], &exe, &source)?;
+        for &name in WORKLOADS {
+            let (instructions, output) = callgrind(&exe, name)?;
+            eprintln!("  {name} {mode}: {instructions} instructions");
+            out.userspace
+                .entry(name.to_string())
+                .or_default()
+                .set(mode, instructions);
+            outputs.entry(name).or_insert_with(Vec::new).push(output);
+        }
+    }
+    for (name, outs) in &outputs {
+        if outs.iter().any(|o| o != &outs[0]) {
+            bail!("the workload {name} printed different results in the three modes: {outs:?}");
+        }
+    }
+
+    eprintln!("== .text per check site");
+    let sites = dir.join("sites.rs");
+    fs::write(&sites, sites_crate())?;
+    for mode in MODES {
+        let obj = dir.join(format!("sites-{mode}.o"));
+        compile(
+            &rustc,
+            mode,
+            &["-Copt-level=2", "--crate-type=lib", "--emit=obj", "-o"],
+            &obj,
+            &sites,
+        )?;
+        out.sites_text.set(mode, text_size(&obj)?);
+    }
+    out.sites_text_aarch64 = sites_aarch64(ctx, &rustc, toolchain, &sites, dir)?;
+    Ok(out)
 }
 
 /// What `program args...` prints, trimmed.
@@ -506,6 +544,39 @@ fn storm(ctx: &Ctx) -> Result<Storm> {
     })
 }
 
+/// The `--baseline` toolchain's report/panic ratios and bytes per site next to this run's.
+fn before_after(w: &mut String, r: &Results, b: &Baseline) {
+    writeln!(w, "## Before and after\n").unwrap();
+    writeln!(
+        w,
+        "The same measurements, in the same run, with the baseline toolchain ({}).\n",
+        b.toolchain
+    )
+    .unwrap();
+    writeln!(w, "| | report/panic, baseline | report/panic, this run |").unwrap();
+    writeln!(w, "|---|---:|---:|").unwrap();
+    for (name, t) in &r.userspace {
+        if let Some(base) = b.userspace.get(name) {
+            let (before, after) = (base.report_panic(), t.report_panic());
+            writeln!(w, "| {name} | {before:.4} | {after:.4} |").unwrap();
+        }
+    }
+    let per_site = |t: &Triple| (t.report as f64 - t.off as f64) / SITES as f64;
+    for (target, before, after) in [
+        ("x86_64", &b.sites_text, &r.sites_text),
+        ("aarch64", &b.sites_text_aarch64, &r.sites_text_aarch64),
+    ] {
+        writeln!(
+            w,
+            "| bytes per site, {target} (report − off) | {:.1} B | {:.1} B |",
+            per_site(before),
+            per_site(after)
+        )
+        .unwrap();
+    }
+    writeln!(w).unwrap();
+}
+
 fn markdown(r: &Results) -> String {
     let mut s = String::new();
     let w = &mut s;
@@ -582,6 +653,10 @@ fn markdown(r: &Results) -> String {
         .unwrap();
     }
     writeln!(w).unwrap();
+
+    if let Some(b) = &r.baseline {
+        before_after(w, r, b);
+    }
 
     if r.kernel.is_empty() {
         writeln!(
