@@ -544,6 +544,11 @@ fn storm(ctx: &Ctx) -> Result<Storm> {
     })
 }
 
+/// Bytes per check site of a mode's `.text` over `off`'s, in the generated crate of `SITES` sites.
+fn per_site(bytes: u64, off: u64) -> f64 {
+    (bytes as f64 - off as f64) / SITES as f64
+}
+
 /// The `--baseline` toolchain's report/panic ratios and bytes per site next to this run's.
 fn before_after(w: &mut String, r: &Results, b: &Baseline) {
     writeln!(w, "## Before and after\n").unwrap();
@@ -561,7 +566,6 @@ fn before_after(w: &mut String, r: &Results, b: &Baseline) {
             writeln!(w, "| {name} | {before:.4} | {after:.4} |").unwrap();
         }
     }
-    let per_site = |t: &Triple| (t.report as f64 - t.off as f64) / SITES as f64;
     for (target, before, after) in [
         ("x86_64", &b.sites_text, &r.sites_text),
         ("aarch64", &b.sites_text_aarch64, &r.sites_text_aarch64),
@@ -569,8 +573,8 @@ fn before_after(w: &mut String, r: &Results, b: &Baseline) {
         writeln!(
             w,
             "| bytes per site, {target} (report − off) | {:.1} B | {:.1} B |",
-            per_site(before),
-            per_site(after)
+            per_site(before.report, before.off),
+            per_site(after.report, after.off)
         )
         .unwrap();
     }
@@ -647,8 +651,8 @@ fn markdown(r: &Results) -> String {
             t.panic,
             t.report,
             t.report_panic(),
-            (t.panic as f64 - t.off as f64) / SITES as f64,
-            (t.report as f64 - t.off as f64) / SITES as f64
+            per_site(t.panic, t.off),
+            per_site(t.report, t.off)
         )
         .unwrap();
     }

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use crate::ctx::{Arch, Ctx, Mode};
+use crate::ctx::{Ctx, Mode};
 use crate::kernel;
 use crate::run::{spawn_logged, tail, Lock};
 
@@ -53,15 +53,6 @@ impl KunitArch {
             KunitArch::Um => None,
             KunitArch::Arm => Some("qemu-system-arm"),
             KunitArch::Riscv => Some("qemu-system-riscv64"),
-        }
-    }
-}
-
-impl From<Arch> for KunitArch {
-    fn from(arch: Arch) -> Self {
-        match arch {
-            Arch::X86_64 => KunitArch::X86_64,
-            Arch::Arm64 => KunitArch::Arm64,
         }
     }
 }

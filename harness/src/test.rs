@@ -5,6 +5,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use clap::ValueEnum;
 
 use crate::boot;
 use crate::conformance;
@@ -25,15 +26,6 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub arch: Vec<KunitArch>,
 }
-
-/// KUnit's architectures in `test` by default.
-const ARCHES: [KunitArch; 5] = [
-    KunitArch::X86_64,
-    KunitArch::Arm64,
-    KunitArch::Um,
-    KunitArch::Arm,
-    KunitArch::Riscv,
-];
 
 /// One line of the final table.
 struct Outcome {
@@ -118,7 +110,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         Mode::Panic
     };
     let arches = if args.arch.is_empty() {
-        ARCHES.to_vec()
+        KunitArch::value_variants().to_vec()
     } else {
         args.arch.clone()
     };
