@@ -45,6 +45,10 @@ pub struct Args {
     /// and print the userspace ratios and bytes per site of both side by side.
     #[arg(long, value_name = "DIR")]
     pub baseline: Option<PathBuf>,
+    /// Skip the crates.io workloads of `bench/crates` (3 modes x 2 opt-levels, x86_64
+    /// instructions and aarch64 code size; about 6 minutes from nothing, 2 when cached).
+    #[arg(long)]
+    pub no_crates: bool,
 }
 
 /// The `-Coverflow-checks` value of a mode.
@@ -58,14 +62,14 @@ fn flag(mode: Mode) -> &'static str {
 
 /// One measurement in the three modes.
 #[derive(Serialize, Clone, Copy, Default)]
-struct Triple {
-    off: u64,
-    panic: u64,
-    report: u64,
+pub struct Triple {
+    pub off: u64,
+    pub panic: u64,
+    pub report: u64,
 }
 
 impl Triple {
-    fn set(&mut self, mode: Mode, value: u64) {
+    pub fn set(&mut self, mode: Mode, value: u64) {
         match mode {
             Mode::Off => self.off = value,
             Mode::Panic => self.panic = value,
@@ -73,7 +77,7 @@ impl Triple {
         }
     }
 
-    fn report_panic(&self) -> f64 {
+    pub fn report_panic(&self) -> f64 {
         ratio(self.report, self.panic)
     }
 
@@ -114,6 +118,8 @@ struct Results {
     storm: Option<Storm>,
     /// The same userspace and per-site measurements with `--baseline`.
     baseline: Option<Baseline>,
+    /// The crates.io workloads of `bench/crates`.
+    crates: Option<crate::crates::CratesResults>,
 }
 
 /// The userspace and per-site measurements of one toolchain.
@@ -175,6 +181,10 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         results.baseline = Some(measure(ctx, &base, &dir.join("baseline"))?);
     }
 
+    if !args.no_crates {
+        eprintln!("== crates.io workloads (bench/crates)");
+        results.crates = Some(crate::crates::measure(ctx, &toolchain)?);
+    }
     if !args.no_kernel && args.toolchain.is_none() {
         let arches = if args.arch.is_empty() {
             vec![Arch::X86_64, Arch::Arm64]
@@ -408,7 +418,7 @@ fn sites_crate() -> String {
 }
 
 /// The sum of the sizes of the `.text` and `.text.*` sections of an object, from `llvm-size -A`.
-fn text_size(obj: &Path) -> Result<u64> {
+pub fn text_size(obj: &Path) -> Result<u64> {
     let mut cmd = Command::new(SIZE);
     cmd.arg("-A").arg(obj);
     Ok(parse_text_size(&capture(cmd, Duration::from_secs(120))?))
@@ -477,7 +487,7 @@ fn kernel_sizes(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<BTreeMap<Stri
 }
 
 /// The objects of a build directory that rustc compiled, from kbuild's `.*.o.cmd` files.
-fn rust_objects(out: &Path) -> Result<Vec<PathBuf>> {
+pub fn rust_objects(out: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut dirs = vec![out.to_path_buf()];
     while let Some(dir) = dirs.pop() {
@@ -491,9 +501,8 @@ fn rust_objects(out: &Path) -> Result<Vec<PathBuf>> {
                 .and_then(|n| n.strip_suffix(".o.cmd"))
             {
                 let cmd = fs::read_to_string(&path).unwrap_or_default();
-                let first = cmd.lines().next().unwrap_or_default();
                 let object = dir.join(format!("{obj}.o"));
-                if first.contains("rustc") && first.contains("--emit=obj") && object.exists() {
+                if compiled_by_rustc(&cmd) && object.exists() {
                     found.push(object);
                 }
             }
@@ -501,6 +510,13 @@ fn rust_objects(out: &Path) -> Result<Vec<PathBuf>> {
     }
     found.sort();
     Ok(found)
+}
+
+/// Whether a kbuild `.*.o.cmd` file says that rustc, or clippy-driver in place of rustc
+/// (`make CLIPPY=1`), compiled the object.
+pub fn compiled_by_rustc(cmd_file: &str) -> bool {
+    let first = cmd_file.lines().next().unwrap_or_default();
+    (first.contains("rustc") || first.contains("clippy-driver")) && first.contains("--emit=obj")
 }
 
 /// A storm at one site in the x86_64 demo kernel.
@@ -661,6 +677,9 @@ fn markdown(r: &Results) -> String {
     if let Some(b) = &r.baseline {
         before_after(w, r, b);
     }
+    if let Some(c) = &r.crates {
+        w.push_str(&crate::crates::markdown(c));
+    }
 
     if r.kernel.is_empty() {
         writeln!(
@@ -755,6 +774,19 @@ mod tests {
         assert!((t.report_panic() - 1.1).abs() < 1e-9);
         assert!((t.report_off() - 1.65).abs() < 1e-9);
         assert!(Triple::default().report_panic().is_nan());
+    }
+
+    #[test]
+    fn objects_compiled_by_rustc_or_clippy() {
+        let rustc =
+            "savedcmd_samples/rust/rust_minimal.o := OBJTREE=/o /t/bin/rustc --emit=obj=x.o\n";
+        let clippy = "savedcmd_x.o := OBJTREE=/o /t/bin/clippy-driver --emit=obj=x.o\n";
+        let c = "savedcmd_x.o := clang-22 -c -o x.o x.c\n";
+        let dep_only = "savedcmd_x.rsi := /t/bin/rustc --emit=dep-info=x.d\n";
+        assert!(compiled_by_rustc(rustc));
+        assert!(compiled_by_rustc(clippy));
+        assert!(!compiled_by_rustc(c));
+        assert!(!compiled_by_rustc(dep_only));
     }
 
     #[test]

@@ -40,6 +40,13 @@ pub struct Args {
     /// Modules built elsewhere, copied to `/extra` in the initramfs and not loaded at boot.
     #[arg(skip)]
     pub extra_modules: Vec<PathBuf>,
+    /// Whether `/init` loads every module of `/modules` before the script (the script may load
+    /// them itself instead).
+    #[arg(skip = true)]
+    pub load_modules: bool,
+    /// More QEMU arguments (devices, `-acpitable`, `-dtb`).
+    #[arg(skip)]
+    pub qemu_args: Vec<String>,
 }
 
 fn read_script(path: &str) -> Result<String, String> {
@@ -58,6 +65,8 @@ impl Default for Args {
             timeout: DEFAULT_TIMEOUT,
             script: None,
             extra_modules: Vec::new(),
+            load_modules: true,
+            qemu_args: Vec::new(),
         }
     }
 }
@@ -95,7 +104,16 @@ impl Boot {
     }
 }
 
-fn init_script(script: &str) -> String {
+fn init_script(script: &str, load_modules: bool) -> String {
+    let load = if load_modules {
+        r#"for m in /modules/*.ko; do
+    [ -e "$m" ] || continue
+    echo "overflow-harness: insmod ${m##*/}"
+    insmod "$m" || echo "overflow-harness: insmod ${m##*/} failed"
+done"#
+    } else {
+        ""
+    };
     format!(
         r#"#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -105,11 +123,7 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo "overflow-harness: userspace up"
-for m in /modules/*.ko; do
-    [ -e "$m" ] || continue
-    echo "overflow-harness: insmod ${{m##*/}}"
-    insmod "$m" || echo "overflow-harness: insmod ${{m##*/}} failed"
-done
+{load}
 {script}
 echo "{DMESG_BEGIN}"
 dmesg
@@ -149,7 +163,7 @@ fn initramfs(ctx: &Ctx, args: &Args, out: &Path, dir: &Path) -> Result<PathBuf> 
     let busybox = ctx.busybox(arch);
     fs::copy(&busybox, root.join("bin/busybox"))
         .with_context(|| format!("copying {}; run `setup`", busybox.display()))?;
-    fs::write(root.join("init"), init_script(script))?;
+    fs::write(root.join("init"), init_script(script, args.load_modules))?;
     fs::set_permissions(root.join("init"), fs::Permissions::from_mode(0o755))?;
     for module in modules(out) {
         fs::copy(
@@ -196,7 +210,8 @@ fn initramfs(ctx: &Ctx, args: &Args, out: &Path, dir: &Path) -> Result<PathBuf> 
     Ok(cpio)
 }
 
-fn qemu(arch: Arch, image: &Path, initrd: &Path, cmdline: &str) -> Command {
+/// The QEMU command line of a boot, without `Args::qemu_args`.
+pub fn qemu(arch: Arch, image: &Path, initrd: &Path, cmdline: &str) -> Command {
     let mut cmd = match arch {
         Arch::X86_64 => Command::new("qemu-system-x86_64"),
         Arch::Arm64 => {
@@ -247,6 +262,7 @@ pub fn boot_build(ctx: &Ctx, out: &Path, args: &Args, label: &str) -> Result<Boo
         &initrd,
         &cmdline.join(" "),
     );
+    cmd.args(&args.qemu_args);
 
     let log = ctx.log(label)?;
     let status = spawn_logged(&mut cmd, &format!("QEMU {}", args.arch), &log, Duration::from_secs(args.timeout))

@@ -133,7 +133,8 @@ pub fn current_toolchain(ctx: &Ctx) -> Result<PathBuf> {
     Ok(dir)
 }
 
-fn head(src: &Path) -> Result<String> {
+/// The commit the tree is at.
+pub fn head(src: &Path) -> Result<String> {
     let mut cmd = patches::git(src);
     cmd.args(["rev-parse", "HEAD"]);
     Ok(capture(cmd, Duration::from_secs(60))?.trim().to_string())
@@ -141,14 +142,19 @@ fn head(src: &Path) -> Result<String> {
 
 /// The configuration fragment for a build, from `configs/kernel/` and the mode.
 fn fragment(ctx: &Ctx, arch: Arch, mode: Mode) -> Result<String> {
-    let dir = ctx.repo.join("configs/kernel");
-    let mut text = String::new();
     let mut files = vec!["base.config".to_string(), format!("{arch}.config")];
     if mode == Mode::Report {
         files.push("demo-report.config".into());
     }
+    read_fragment(ctx, &files, mode)
+}
+
+/// The files of `configs/kernel/` named by `files`, in order, and the mode's settings.
+pub fn read_fragment(ctx: &Ctx, files: &[String], mode: Mode) -> Result<String> {
+    let dir = ctx.repo.join("configs/kernel");
+    let mut text = String::new();
     for name in files {
-        let path = dir.join(&name);
+        let path = dir.join(name);
         text +=
             &fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     }

@@ -5,7 +5,9 @@ mod bench;
 mod boot;
 mod check;
 mod conformance;
+mod crates;
 mod ctx;
+mod drivers;
 mod kernel;
 mod kunit;
 mod patches;
@@ -80,6 +82,9 @@ enum Command {
     /// Measure report mode against panic and off: kernel .text, userspace instructions, bytes
     /// per check site, storms. Writes BENCHMARKS.md and BENCHMARKS.json.
     Bench(bench::Args),
+    /// Every Rust driver and sample of 7.2 for one architecture, built with CLIPPY=1 in off,
+    /// panic and report mode: new warnings, `.text` per driver, and a boot that exercises them.
+    Drivers(drivers::Args),
 }
 
 fn main() -> ExitCode {
@@ -118,6 +123,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Demo => demo(&ctx),
         Command::Check(args) => check::run(&ctx, &args),
         Command::Bench(args) => bench::run(&ctx, &args),
+        Command::Drivers(args) => drivers::run(&ctx, &args),
     }
 }
 

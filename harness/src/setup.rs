@@ -13,12 +13,14 @@ use crate::run::{capture, run_logged, write_if_changed};
 
 /// What the loop needs from Debian 12 (bookworm and bookworm-security).
 pub const PACKAGES: &[&str] = &[
+    "acpica-tools",
     "bc",
     "bison",
     "busybox-static",
     "ca-certificates",
     "clang-22",
     "cpio",
+    "device-tree-compiler",
     "flex",
     "g++",
     "git",
@@ -55,6 +57,7 @@ pub fn run(ctx: &Ctx) -> Result<()> {
     linux_deb(ctx)?;
     busybox_arm64(ctx)?;
     bindgen(ctx)?;
+    crate::crates::fetch(ctx)?;
     check_versions()?;
     eprintln!("setup: complete");
     Ok(())
