@@ -224,14 +224,14 @@ drm_panic_step() {
         fail "drm_panic qr_code: no $param (CONFIG_DRM_PANIC)"
         return
     fi
-    if ! echo qr_code > "$param" || [ "$(cat "$param")" != qr_code ]; then
+    if ! printf qr_code > "$param" || [ "$(cat "$param")" != qr_code ]; then
         fail "drm_panic qr_code: the drm module does not accept panic_screen=qr_code (CONFIG_DRM_PANIC_SCREEN_QR_CODE)"
         return
     fi
     plane=$(ls /sys/kernel/debug/dri/*/drm_panic_plane_0 2>/dev/null | head -n 1)
     if [ -z "$plane" ]; then
         fail "drm_panic qr_code: no drm_panic_plane_0 in /sys/kernel/debug/dri: no DRM driver with drm_panic support bound a display ($(ls /sys/class/drm 2>&1 | oneline))"
-        echo user > "$param"
+        printf user > "$param"
         return
     fi
     # drm_panic.c prints "QR width N and scale M" with pr_debug() once the Rust encoder
@@ -247,7 +247,7 @@ drm_panic_step() {
         fail "drm_panic qr_code: writing $plane drew no QR code (no 'QR width' debug line: no framebuffer on the plane, or the encoder failed)"
     fi
     echo 'file drm_panic.c -p' > /sys/kernel/debug/dynamic_debug/control
-    echo user > "$param"
+    printf user > "$param"
 }
 
 # Binds a device to a driver through sysfs, unbinding it from another one first.
