@@ -52,7 +52,7 @@ pub struct Args {
 }
 
 /// The `-Coverflow-checks` value of a mode.
-fn flag(mode: Mode) -> &'static str {
+pub fn flag(mode: Mode) -> &'static str {
     match mode {
         Mode::Off => "off",
         Mode::Panic => "on",
@@ -90,12 +90,18 @@ impl Triple {
     }
 }
 
-fn ratio(a: u64, b: u64) -> f64 {
+pub fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         f64::NAN
     } else {
         a as f64 / b as f64
     }
+}
+
+/// The geometric mean of `f` over the rows of a table of workloads.
+pub fn geomean(rows: &BTreeMap<String, Triple>, f: impl Fn(&Triple) -> f64) -> f64 {
+    let logs: f64 = rows.values().map(|t| f(t).ln()).sum();
+    (logs / rows.len() as f64).exp()
 }
 
 #[derive(Serialize, Default)]
@@ -163,13 +169,9 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     };
 
     let measured = measure(ctx, &toolchain, &dir)?;
-    let geomean = |f: fn(&Triple) -> f64| {
-        let logs: f64 = measured.userspace.values().map(|t| f(t).ln()).sum();
-        (logs / measured.userspace.len() as f64).exp()
-    };
-    results.userspace_geomean_report_panic = geomean(Triple::report_panic);
-    results.userspace_geomean_report_off = geomean(Triple::report_off);
-    results.userspace_geomean_panic_off = geomean(Triple::panic_off);
+    results.userspace_geomean_report_panic = geomean(&measured.userspace, Triple::report_panic);
+    results.userspace_geomean_report_off = geomean(&measured.userspace, Triple::report_off);
+    results.userspace_geomean_panic_off = geomean(&measured.userspace, Triple::panic_off);
     results.perf = perf(&dir.join("workloads-report"));
     results.userspace = measured.userspace;
     results.sites_text = measured.sites_text;
@@ -325,7 +327,7 @@ fn callgrind(exe: &Path, name: &str) -> Result<(u64, String)> {
 }
 
 /// The count of callgrind's `==PID== Collected : N` line.
-fn parse_callgrind(stderr: &str) -> Option<u64> {
+pub fn parse_callgrind(stderr: &str) -> Option<u64> {
     stderr
         .lines()
         .find_map(|l| l.split_once("Collected :"))

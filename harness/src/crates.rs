@@ -27,7 +27,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use crate::bench::Triple;
+use crate::bench::{flag, geomean, parse_callgrind, ratio, Triple};
 use crate::ctx::{Ctx, Mode};
 use crate::run::{capture, display, run_logged, Lock};
 
@@ -90,15 +90,6 @@ pub struct CratesResults {
 pub struct Function {
     pub name: String,
     pub bytes: u64,
-}
-
-/// The `-Coverflow-checks` value of a mode.
-fn flag(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Off => "off",
-        Mode::Panic => "on",
-        Mode::Report => "report",
-    }
 }
 
 fn project(ctx: &Ctx) -> PathBuf {
@@ -285,7 +276,7 @@ fn callgrind(exe: &Path, workload: &str, log: &Path) -> Result<(u64, String)> {
         )
     })?;
     let text = fs::read_to_string(log).with_context(|| format!("reading {}", log.display()))?;
-    let count = parse_collected(&text)
+    let count = parse_callgrind(&text)
         .with_context(|| format!("callgrind printed no `Collected` line in {}", log.display()))?;
     if count == 0 {
         bail!(
@@ -299,13 +290,6 @@ fn callgrind(exe: &Path, workload: &str, log: &Path) -> Result<(u64, String)> {
 /// The demangled path of a workload's function (without the hash).
 fn root(workload: &str) -> String {
     format!("{CRATE}::{}", workload.replace('-', "_"))
-}
-
-/// The count of callgrind's `==PID== Collected : N` line.
-fn parse_collected(log: &str) -> Option<u64> {
-    log.lines()
-        .find_map(|l| l.split_once("Collected :"))
-        .and_then(|(_, n)| n.trim().parse().ok())
 }
 
 /// `name version` of every `[[package]]` of a `Cargo.lock`, except this package.
@@ -516,20 +500,6 @@ fn strip_hash(name: &str) -> &str {
     }
 }
 
-fn ratio(a: u64, b: u64) -> f64 {
-    if b == 0 {
-        f64::NAN
-    } else {
-        a as f64 / b as f64
-    }
-}
-
-/// The geometric mean of `f` over the workloads.
-fn geomean(rows: &BTreeMap<String, Triple>, f: impl Fn(&Triple) -> f64) -> f64 {
-    let logs: f64 = rows.values().map(|t| f(t).ln()).sum();
-    (logs / rows.len() as f64).exp()
-}
-
 fn table(
     w: &mut String,
     rows: &BTreeMap<String, Triple>,
@@ -705,13 +675,6 @@ mod tests {
             Some("core")
         );
         assert_eq!(rlib_crate(Path::new("/t/deps/libcore-3.rmeta")), None);
-    }
-
-    #[test]
-    fn collected_count() {
-        let log = "==24965== Events    : Ir\n==24965== Collected : 7151747\n==24965== \n";
-        assert_eq!(parse_collected(log), Some(7151747));
-        assert_eq!(parse_collected("==1== Events : Ir\n"), None);
     }
 
     #[test]
