@@ -273,7 +273,9 @@ pub fn supports_report(toolchain: &Path) -> bool {
     capture(cmd, Duration::from_secs(60)).is_ok()
 }
 
-/// The compiletest files (`tests/<suite>/...rs`) that the series adds or changes.
+/// The compiletest files (`tests/<suite>/...rs`) that the series adds or changes, without the
+/// auxiliary crates (`auxiliary/` directories), which compiletest builds for the tests that use
+/// them.
 pub fn series_tests(series: &[(String, Vec<u8>)]) -> Vec<String> {
     let mut tests: Vec<String> = series
         .iter()
@@ -286,7 +288,9 @@ pub fn series_tests(series: &[(String, Vec<u8>)]) -> Vec<String> {
         })
         .filter_map(|l| l.strip_prefix("+++ b/").map(str::to_string))
         .filter(|p| {
-            p.starts_with("tests/") && p.ends_with(".rs") && !p.starts_with("tests/auxiliary/")
+            p.starts_with("tests/")
+                && p.ends_with(".rs")
+                && !p.split('/').any(|component| component == "auxiliary")
         })
         .collect();
     tests.sort();
@@ -321,4 +325,23 @@ pub fn compiletest(ctx: &Ctx) -> Result<(usize, usize)> {
         );
     }
     Ok((passed, failed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn series_tests_leave_out_auxiliary_crates() {
+        let patch = b"+++ b/tests/codegen-llvm/report.rs\n\
+                      +++ b/tests/codegen-llvm/auxiliary/upstream.rs\n\
+                      +++ b/tests/auxiliary/rust_test_helpers.rs\n\
+                      +++ b/library/core/src/lib.rs\n\
+                      +++ b/tests/codegen-llvm/report.rs\n"
+            .to_vec();
+        assert_eq!(
+            series_tests(&[("0001-x.patch".to_string(), patch)]),
+            ["tests/codegen-llvm/report.rs"]
+        );
+    }
 }
