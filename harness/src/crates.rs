@@ -130,7 +130,14 @@ pub fn measure(ctx: &Ctx, toolchain: &Path) -> Result<CratesResults> {
         versions: lock_versions(&lock),
         ..Default::default()
     };
-    let dir = ctx.work.join("bench/crates");
+    // One directory per toolchain: a rebuilt rustc reports the same `rustc -vV`, so cargo
+    // would take the crates built by the previous toolchain as fresh.
+    let toolchain_dir = fs::canonicalize(toolchain)
+        .with_context(|| format!("resolving the toolchain {}", toolchain.display()))?;
+    let key = toolchain_dir
+        .file_name()
+        .with_context(|| format!("toolchain {} has no directory name", toolchain.display()))?;
+    let dir = ctx.work.join("bench/crates").join(key);
     let _lock = Lock::acquire(&ctx.heavy_lock())?;
     // What each build printed, per workload: must be the same everywhere.
     let mut outputs: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
