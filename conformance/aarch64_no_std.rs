@@ -7,6 +7,10 @@
 //! `report_neg_overflow::<T>`) noted on the function, reference no panic function, and continue
 //! from the call to a `ret` with the wrapped result. The call's last argument, the site, must be
 //! the address of a descriptor in writable data that records the operation and the type `T`.
+//! The instances are internal to this crate, so LLVM may drop an argument that every call passes
+//! as the same constant (the operand of a negation is always `MIN`; the site then comes earlier,
+//! and the instance must read the site's location through that register), or specialize an
+//! instance that one call uses for that call's site (the instance then loads the site itself).
 //! The harness's table `AARCH64_FUNCTIONS` lists the same functions, operations and types.
 
 #![no_std]

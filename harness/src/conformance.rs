@@ -1013,8 +1013,10 @@ fn check_function(
                 "the call at {addr:#x} is to {callee}, want {entry_point}"
             ));
         }
-        let register = expect.site_register();
-        let (symbol, addend) = loaded_address(insns, call, &register)
+        let (symbol, addend) = site_argument(object, insns, call, expect)
+            .or_else(|why| {
+                site_in_callee(object, callee, expect).map_err(|more| format!("{why}, and {more}"))
+            })
             .map_err(|why| format!("the site of the call at {addr:#x}: {why}"))?;
         check_site(&object.elf, &symbol, addend, expect)
             .map_err(|why| format!("the site of the call at {addr:#x}, {symbol}: {why}"))?;
@@ -1022,6 +1024,85 @@ fn check_function(
         returns_after(insns, call, expect.returns)?;
     }
     Ok(sites)
+}
+
+/// The site that the call at `insns[call]` passes: in its register after the operands or, as each
+/// crate's instances are internal and LLVM drops the arguments that are the same constant at
+/// every call (the operand of a negation is always `MIN`), in a register before it that holds a
+/// site descriptor of this operation and type and through which the instance called reads the
+/// site's location.
+fn site_argument(
+    object: &Object,
+    insns: &[Insn],
+    call: usize,
+    expect: &Expect,
+) -> Result<(String, i64), String> {
+    let register = expect.site_register();
+    let why = match loaded_address(insns, call, &register) {
+        Ok(site) => return Ok(site),
+        Err(why) => why,
+    };
+    let callee = object.callee(&insns[call]).unwrap_or_default();
+    let Some(instance) = object.functions.iter().find(|f| f.name == callee) else {
+        return Err(why);
+    };
+    let number: usize = register[1..].parse().unwrap_or(0);
+    (0..number)
+        .map(|n| format!("x{n}"))
+        .filter(|register| {
+            let location = format!("[{register}, #{SITE_LOCATION:#x}]");
+            instance
+                .insns
+                .iter()
+                .any(|i| i.mnemonic.starts_with("ldr") && i.operands.contains(&location))
+        })
+        .filter_map(|register| loaded_address(insns, call, &register).ok())
+        .find(|(symbol, addend)| check_site(&object.elf, symbol, *addend, expect).is_ok())
+        .ok_or(why)
+}
+
+/// The site that the entry point instance `callee` puts in the report itself. Each crate has its
+/// own, internal instances, so LLVM specializes an instance that only one call uses for that
+/// call's constant arguments: the site is then an address that the instance loads, no longer an
+/// argument. Only an instance with a single call can do so.
+fn site_in_callee(object: &Object, callee: &str, expect: &Expect) -> Result<(String, i64), String> {
+    let calls = object
+        .functions
+        .iter()
+        .flat_map(|f| &f.insns)
+        .filter(|insn| object.callee(insn) == Some(callee))
+        .count();
+    if calls != 1 {
+        return Err(format!("{callee} is called {calls} times"));
+    }
+    let function = object
+        .functions
+        .iter()
+        .find(|f| f.name == callee)
+        .ok_or_else(|| format!("{callee} is not in the object file"))?;
+    let insns = &function.insns;
+    let mut sites = BTreeSet::new();
+    for (i, insn) in insns.iter().enumerate() {
+        let low12 = insn
+            .reloc
+            .as_ref()
+            .is_some_and(|r| r.kind == "R_AARCH64_ADD_ABS_LO12_NC");
+        if insn.mnemonic != "add" || !low12 {
+            continue;
+        }
+        let register = insn.operand_list()[0].to_string();
+        if let Ok((symbol, addend)) = loaded_address(insns, i + 1, &register) {
+            if check_site(&object.elf, &symbol, addend, expect).is_ok() {
+                sites.insert((symbol, addend));
+            }
+        }
+    }
+    match sites.len() {
+        1 => Ok(sites.pop_first().unwrap()),
+        n => Err(format!(
+            "{callee}, called once, loads {n} site descriptors of this operation"
+        )),
+    }
 }
 
 /// Follows `register` back from the call at `insns[call]`, within its block, to the `adrp` and
@@ -1464,6 +1545,53 @@ Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report
         let other_page = ADD.replace("\tx2, 0x0 <add>", "\tx3, 0x0 <add>");
         let err = check(&other_page, &ADD_U32).unwrap_err();
         assert!(err.contains("no `adrp x2`"), "{err}");
+    }
+
+    #[test]
+    fn the_site_may_be_loaded_by_an_instance_that_only_this_call_uses() {
+        // LLVM dropped the site argument of the instance and loads the site in the instance.
+        let specialized = ADD
+            .replace("adrp\tx2", "nop\t")
+            .replace("add\tx2, x2, #0x0", "nop\t")
+            .replace(
+                "\t\t0000000000000014:  R_AARCH64_ADR_PREL_PG_HI21\t.data..L__unnamed_1\n",
+                "",
+            )
+            .replace(
+                "\t\t0000000000000018:  R_AARCH64_ADD_ABS_LO12_NC\t.data..L__unnamed_1\n",
+                "",
+            )
+            .replace(
+                "       0:      \tret\n",
+                "       0:      \tadrp\tx8, 0x0\n\
+                 \t\t0000000000000000:  R_AARCH64_ADR_PREL_PG_HI21\t.data..L__unnamed_1\n\
+                 \x20      4:      \tadd\tx8, x8, #0x0\n\
+                 \t\t0000000000000004:  R_AARCH64_ADD_ABS_LO12_NC\t.data..L__unnamed_1\n\
+                 \x20      8:      \tret\n",
+            );
+        let sites = check(&specialized, &ADD_U32).unwrap_or_else(|e| panic!("{e}\n{specialized}"));
+        assert_eq!(
+            sites.into_iter().collect::<Vec<_>>(),
+            [(".data..L__unnamed_1".to_string(), 0)]
+        );
+
+        // The instance no longer takes the operands, only the site, whose location it reads.
+        let dropped = ADD
+            .replace("adrp\tx2", "adrp\tx0")
+            .replace("add\tx2, x2", "add\tx0, x0");
+        let err = check(&dropped, &ADD_U32).unwrap_err();
+        assert!(err.contains("x2 is not set before the call"), "{err}");
+        let dropped = dropped.replace(
+            "       0:      \tret\n",
+            "       0:      \tldr\tx16, [x0, #0x8]\n       4:      \tret\n",
+        );
+        assert!(check(&dropped, &ADD_U32).is_ok(), "{dropped}");
+
+        // Neither the call nor the instance loads it.
+        let nowhere = specialized.replace("add\tx8, x8, #0x0", "mov\tx8, x9");
+        let err = check(&nowhere, &ADD_U32).unwrap_err();
+        assert!(err.contains("x2 is not set before the call"), "{err}");
+        assert!(err.contains("loads 0 site descriptors"), "{err}");
     }
 
     #[test]
