@@ -517,7 +517,7 @@ fn check_aarch64(object: &Object, listing: &Path) -> Outcome {
     let mut shared = Vec::new();
     for expect in AARCH64_FUNCTIONS {
         let name = expect.function;
-        let result = match object.functions.iter().find(|f| f.name == name) {
+        let result = match object.function(name) {
             Some(function) => check_function(object, function, expect),
             None => Err("not in the object file".to_string()),
         };
@@ -920,6 +920,11 @@ impl Object {
         Some(split_addend(target).0)
     }
 
+    /// The function of that (demangled) name.
+    fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name == name)
+    }
+
     fn is_report_call(&self, insn: &Insn) -> bool {
         self.callee(insn)
             .is_some_and(|callee| callee.starts_with(REPORT_SYMBOL))
@@ -1043,7 +1048,7 @@ fn site_argument(
         Err(why) => why,
     };
     let callee = object.callee(&insns[call]).unwrap_or_default();
-    let Some(instance) = object.functions.iter().find(|f| f.name == callee) else {
+    let Some(instance) = object.function(callee) else {
         return Err(why);
     };
     let number: usize = register[1..].parse().unwrap_or(0);
@@ -1076,9 +1081,7 @@ fn site_in_callee(object: &Object, callee: &str, expect: &Expect) -> Result<(Str
         return Err(format!("{callee} is called {calls} times"));
     }
     let function = object
-        .functions
-        .iter()
-        .find(|f| f.name == callee)
+        .function(callee)
         .ok_or_else(|| format!("{callee} is not in the object file"))?;
     let insns = &function.insns;
     let mut sites = BTreeSet::new();
