@@ -273,9 +273,10 @@ pub fn supports_report(toolchain: &Path) -> bool {
     capture(cmd, Duration::from_secs(60)).is_ok()
 }
 
-/// The compiletest files (`tests/<suite>/...rs`) that the series adds or changes, without the
-/// auxiliary crates (`auxiliary/` directories), which compiletest builds for the tests that use
-/// them.
+/// The compiletest tests that the series adds or changes: the files (`tests/<suite>/...rs`)
+/// without the auxiliary crates (`auxiliary/` directories), which compiletest builds for the
+/// tests that use them, and the directory of each `run-make` test (`tests/run-make/<name>`),
+/// whose files are one test.
 pub fn series_tests(series: &[(String, Vec<u8>)]) -> Vec<String> {
     let mut tests: Vec<String> = series
         .iter()
@@ -291,6 +292,10 @@ pub fn series_tests(series: &[(String, Vec<u8>)]) -> Vec<String> {
             p.starts_with("tests/")
                 && p.ends_with(".rs")
                 && !p.split('/').any(|component| component == "auxiliary")
+        })
+        .map(|p| match p.strip_prefix("tests/run-make/") {
+            Some(rest) => format!("tests/run-make/{}", rest.split('/').next().unwrap_or(rest)),
+            None => p,
         })
         .collect();
     tests.sort();
@@ -332,16 +337,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn series_tests_leave_out_auxiliary_crates() {
+    fn series_tests_leave_out_auxiliary_crates_and_name_run_make_directories() {
         let patch = b"+++ b/tests/codegen-llvm/report.rs\n\
                       +++ b/tests/codegen-llvm/auxiliary/upstream.rs\n\
                       +++ b/tests/auxiliary/rust_test_helpers.rs\n\
                       +++ b/library/core/src/lib.rs\n\
-                      +++ b/tests/codegen-llvm/report.rs\n"
+                      +++ b/tests/codegen-llvm/report.rs\n\
+                      +++ b/tests/run-make/cgus/rmake.rs\n\
+                      +++ b/tests/run-make/cgus/lib.rs\n"
             .to_vec();
         assert_eq!(
             series_tests(&[("0001-x.patch".to_string(), patch)]),
-            ["tests/codegen-llvm/report.rs"]
+            ["tests/codegen-llvm/report.rs", "tests/run-make/cgus"]
         );
     }
 }
