@@ -110,6 +110,22 @@ fn parse(text: &[u8], rounds: u32) -> u64 {
     total
 }
 
+/// Blends two 8-bit images with an alpha in `0..=256`, as image code does: an element-wise loop,
+/// whose checks `-Coverflow-checks=report` can merge so that it vectorizes.
+fn blend(data: &[u8], rounds: u32) -> u64 {
+    let (a, b) = data.split_at(data.len() / 2);
+    let mut out = vec![0u8; a.len()];
+    let mut total = 0u64;
+    for round in 0..rounds {
+        let alpha = black_box(round as u16 % 257);
+        for ((o, &x), &y) in out.iter_mut().zip(black_box(a)).zip(black_box(b)) {
+            *o = ((x as u16 * alpha + y as u16 * (256 - alpha)) >> 8) as u8;
+        }
+        total += out[round as usize % out.len()] as u64;
+    }
+    total
+}
+
 /// Comma-separated numbers of 1 to 9 digits, built from `data`.
 fn numbers(data: &[u8]) -> Vec<u8> {
     let mut text = Vec::new();
@@ -130,8 +146,9 @@ fn main() {
         "matmul" => matmul(&data, 20) as u64,
         "bignum" => bignum(&data, 8000),
         "parse" => parse(&numbers(&data), 40),
+        "blend" => blend(&data, 40),
         _ => {
-            eprintln!("usage: workloads checksum|hash|matmul|bignum|parse");
+            eprintln!("usage: workloads checksum|hash|matmul|bignum|parse|blend");
             std::process::exit(2);
         }
     };
