@@ -5,6 +5,9 @@
 //! is parsed here. The aarch64 check builds `core` for `aarch64-unknown-none` in report mode,
 //! as the kernel does for arm64, compiles `conformance/aarch64_no_std.rs` against it and checks
 //! the overflow paths in its disassembly, and the site descriptors they pass in its sections.
+//! It then links `conformance/aarch64_merged.rs` against that `core` into a static Linux
+//! executable and runs it under `qemu-aarch64`, which prints the same lines as the x86_64
+//! programs.
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::fs;
@@ -36,26 +39,58 @@ const COMPILE_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 const RUN_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 const OBJDUMP: &str = "/usr/lib/llvm-22/bin/llvm-objdump";
 const READOBJ: &str = "/usr/lib/llvm-22/bin/llvm-readobj";
+const LLD: &str = "/usr/lib/llvm-22/bin/ld.lld";
+const QEMU_AARCH64: &str = "qemu-aarch64";
 const AARCH64_TARGET: &str = "aarch64-unknown-none";
+
+/// The variants of `aarch64_merged.rs`, by name: its opt-level and cfg, as in `PROGRAMS`.
+const AARCH64_MERGED_VARIANTS: &[(&str, &[&str])] = &[
+    ("O0", &["-Copt-level=0"]),
+    ("O2", &["-Copt-level=2", "--cfg", "merged_reports"]),
+];
 
 /// An x86_64 program in `conformance/` and the `-Coverflow-checks` values it runs with.
 struct Program {
     file: &'static str,
     modes: &'static [&'static str],
+    /// More rustc flags for some of the `OPT_VARIANTS`, by the variant's name.
+    extra: &'static [(&'static str, &'static [&'static str])],
 }
 
 const PROGRAMS: &[Program] = &[
     Program {
         file: "report.rs",
         modes: &["report"],
+        extra: &[],
     },
     // `on` is the reference: it checks that the sites `report.rs` expects in `core` are where
     // today's overflow panics point.
     Program {
         file: "default_panics.rs",
         modes: &["report", "on"],
+        extra: &[],
+    },
+    // The variants that vectorize loops merge the reports of the loops that qualify, fat LTO
+    // included (its link-time pipeline runs the vectorizer); `merged.rs` expects it from the
+    // cfg, and reports in place without it.
+    Program {
+        file: "merged.rs",
+        modes: &["report"],
+        extra: &[("O2", MERGED), ("O3", MERGED), ("O3-lto", MERGED)],
     },
 ];
+
+const MERGED: &[&str] = &["--cfg", "merged_reports"];
+
+impl Program {
+    /// The flags of the opt variant named `opt` for this program: the variant's, `base`, and
+    /// this program's extra ones for it.
+    fn flags(&self, opt: &str, base: &[&'static str]) -> Vec<&'static str> {
+        let extra = self.extra.iter().filter(|(name, _)| *name == opt);
+        let extra = extra.flat_map(|(_, flags)| flags.iter());
+        base.iter().chain(extra).copied().collect()
+    }
+}
 
 /// Every program runs in each of these optimization variants.
 const OPT_VARIANTS: &[(&str, &[&str])] = &[
@@ -287,7 +322,7 @@ pub fn run(ctx: &Ctx) -> Result<Summary> {
                     name: format!("{}-{mode}-{opt}", program.file.trim_end_matches(".rs")),
                     source: src.join(program.file),
                     mode,
-                    flags,
+                    flags: program.flags(opt, flags),
                 };
                 let result = run_program(ctx, &rustc, &variant, &out);
                 rows.push((format!("{} {mode} {opt}", program.file), result));
@@ -296,6 +331,13 @@ pub fn run(ctx: &Ctx) -> Result<Summary> {
     }
     let result = aarch64(ctx, &rustc, &toolchain, &src, &out.join("aarch64"));
     rows.push((format!("aarch64_no_std.rs report {AARCH64_TARGET}"), result));
+    for &(opt, flags) in AARCH64_MERGED_VARIANTS {
+        let result = aarch64_merged(ctx, &rustc, &src, &out.join("aarch64"), opt, flags);
+        rows.push((
+            format!("aarch64_merged.rs report {opt} {QEMU_AARCH64}"),
+            result,
+        ));
+    }
 
     let mut total = Summary::default();
     eprintln!("conformance:");
@@ -335,7 +377,7 @@ struct Variant {
     name: String,
     source: PathBuf,
     mode: &'static str,
-    flags: &'static [&'static str],
+    flags: Vec<&'static str>,
 }
 
 /// Compiles and runs one variant into `out`; its outcome is what the program printed.
@@ -345,20 +387,19 @@ fn run_program(ctx: &Ctx, rustc: &Path, variant: &Variant, out: &Path) -> Result
     let _ = fs::remove_file(&exe);
     let build_log = ctx.log(&format!("conformance-{name}-build"))?;
     let mut cmd = rustc_cmd(rustc);
-    cmd.args(variant.flags)
+    cmd.args(&variant.flags)
         .arg(format!("-Coverflow-checks={}", variant.mode))
         .arg("-o")
         .arg(&exe)
         .arg(&variant.source);
     run_logged(cmd, &format!("compile {name}"), &build_log, COMPILE_TIMEOUT)?;
+    run_counted(ctx, name, Command::new(&exe))
+}
 
+/// Runs a compiled program with `cmd`; its outcome is what it printed.
+fn run_counted(ctx: &Ctx, name: &str, mut cmd: Command) -> Result<Outcome> {
     let log = ctx.log(&format!("conformance-{name}"))?;
-    let status = spawn_logged(
-        &mut Command::new(&exe),
-        &format!("run {name}"),
-        &log,
-        RUN_TIMEOUT,
-    )?;
+    let status = spawn_logged(&mut cmd, &format!("run {name}"), &log, RUN_TIMEOUT)?;
     let text = fs::read_to_string(&log).with_context(|| format!("reading {}", log.display()))?;
     let outcome = parse_output(&text).with_context(|| {
         format!(
@@ -437,15 +478,7 @@ fn aarch64(ctx: &Ctx, rustc: &Path, toolchain: &Path, src: &Path, out: &Path) ->
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let log = ctx.log("conformance-aarch64")?;
     let rlib = |name: &str| out.join(format!("lib{name}.rlib"));
-    // Like the kernel's flags for arm64: `--sysroot=/dev/null` so that nothing comes from the
-    // toolchain's sysroot, which has no `aarch64-unknown-none` libraries anyway.
-    let cross = |crate_type: &str, name: &str| {
-        let mut cmd = rustc_cmd(rustc);
-        cmd.args(["--target", AARCH64_TARGET, "--sysroot=/dev/null"])
-            .args(["--crate-type", crate_type, "--crate-name", name])
-            .args(["-Copt-level=2", "-Coverflow-checks=report"]);
-        cmd
-    };
+    let cross = |crate_type: &str, name: &str| cross(rustc, crate_type, name, &["-Copt-level=2"]);
 
     let mut cmd = cross("rlib", "core");
     cmd.arg("-o").arg(rlib("core")).arg(&core_src);
@@ -498,6 +531,59 @@ fn aarch64(ctx: &Ctx, rustc: &Path, toolchain: &Path, src: &Path, out: &Path) ->
     let elf = parse_readobj(&sections)
         .with_context(|| format!("reading the sections in {}", sections_file.display()))?;
     Ok(check_aarch64(&Object { functions, elf }, &listing))
+}
+
+/// A rustc command for `aarch64-unknown-none` in report mode. Like the kernel's flags for
+/// arm64: `--sysroot=/dev/null` so that nothing comes from the toolchain's sysroot, which has
+/// no `aarch64-unknown-none` libraries anyway.
+fn cross(rustc: &Path, crate_type: &str, name: &str, flags: &[&str]) -> Command {
+    let mut cmd = rustc_cmd(rustc);
+    cmd.args(["--target", AARCH64_TARGET, "--sysroot=/dev/null"])
+        .args(["--crate-type", crate_type, "--crate-name", name])
+        .args(flags)
+        .arg("-Coverflow-checks=report");
+    cmd
+}
+
+/// Links `aarch64_merged.rs` with `flags` against the `core` and `compiler_builtins` that
+/// [`aarch64`] built in `out`, and runs it under `qemu-aarch64`.
+fn aarch64_merged(
+    ctx: &Ctx,
+    rustc: &Path,
+    src: &Path,
+    out: &Path,
+    opt: &str,
+    flags: &[&str],
+) -> Result<Outcome> {
+    let mut cmd = cross(rustc, "bin", "aarch64_merged", flags);
+    for name in ["core", "compiler_builtins"] {
+        let rlib = out.join(format!("lib{name}.rlib"));
+        if !rlib.exists() {
+            bail!(
+                "{} is missing: building it for aarch64_no_std.rs failed (see above)",
+                rlib.display()
+            );
+        }
+        cmd.arg("--extern")
+            .arg(format!("{name}={}", rlib.display()));
+    }
+    let name = format!("aarch64_merged-report-{opt}");
+    let exe = out.join(&name);
+    let _ = fs::remove_file(&exe);
+    // The toolchain has no `rust-lld`, the target's default linker.
+    cmd.arg(format!("-Clinker={LLD}"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(src.join("aarch64_merged.rs"));
+    let build_log = ctx.log(&format!("conformance-{name}-build"))?;
+    run_logged(cmd, &format!("compile {name}"), &build_log, COMPILE_TIMEOUT)?;
+    let mut cmd = Command::new(QEMU_AARCH64);
+    cmd.arg(&exe);
+    run_counted(ctx, &name, cmd).with_context(|| {
+        format!(
+            "running {name} under {QEMU_AARCH64} (from qemu-user; run `setup` if it is missing)"
+        )
+    })
 }
 
 /// One check per expected function, one that no two functions share a site descriptor, and
@@ -1273,6 +1359,25 @@ fn returns_after(insns: &[Insn], call: usize, returns: bool) -> Result<(), Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extra_flags_name_existing_variants() {
+        for program in PROGRAMS {
+            for (opt, _) in program.extra {
+                assert!(
+                    OPT_VARIANTS.iter().any(|(name, _)| name == opt),
+                    "{}: no opt variant {opt}",
+                    program.file
+                );
+            }
+        }
+        let merged = PROGRAMS.iter().find(|p| p.file == "merged.rs").unwrap();
+        assert_eq!(merged.flags("O0", &["-Copt-level=0"]), ["-Copt-level=0"]);
+        assert_eq!(
+            merged.flags("O3-lto", &["-Copt-level=3", "-Clto=fat"]),
+            ["-Copt-level=3", "-Clto=fat", "--cfg", "merged_reports"]
+        );
+    }
 
     #[test]
     fn parses_counts_and_failures() {

@@ -40,6 +40,8 @@ pub const PACKAGES: &[&str] = &[
     // qemu-system-riscv64, for KUnit on riscv.
     "qemu-system-misc",
     "qemu-system-x86",
+    // qemu-aarch64, which runs conformance/aarch64_merged.rs.
+    "qemu-user",
     "rust-web-src",
     "rustc-web",
     "seabios",
@@ -319,6 +321,7 @@ fn check_versions() -> Result<()> {
         ("qemu-system-aarch64", &["--version"], "QEMU emulator"),
         ("qemu-system-arm", &["--version"], "QEMU emulator"),
         ("qemu-system-riscv64", &["--version"], "QEMU emulator"),
+        ("qemu-aarch64", &["--version"], "qemu-aarch64 version"),
         ("python3", &["--version"], "Python 3"),
     ];
     for (tool, args, expect) in checks {
