@@ -477,7 +477,7 @@ fn aarch64(ctx: &Ctx, rustc: &Path, toolchain: &Path, src: &Path, out: &Path) ->
     }
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let log = ctx.log("conformance-aarch64")?;
-    let rlib = |name: &str| out.join(format!("lib{name}.rlib"));
+    let rlib = |name: &str| rlib(out, name);
     let cross = |crate_type: &str, name: &str| cross(rustc, crate_type, name, &["-Copt-level=2"]);
 
     let mut cmd = cross("rlib", "core");
@@ -533,6 +533,11 @@ fn aarch64(ctx: &Ctx, rustc: &Path, toolchain: &Path, src: &Path, out: &Path) ->
     Ok(check_aarch64(&Object { functions, elf }, &listing))
 }
 
+/// The library `name` that [`aarch64`] builds in `out`.
+fn rlib(out: &Path, name: &str) -> PathBuf {
+    out.join(format!("lib{name}.rlib"))
+}
+
 /// A rustc command for `aarch64-unknown-none` in report mode. Like the kernel's flags for
 /// arm64: `--sysroot=/dev/null` so that nothing comes from the toolchain's sysroot, which has
 /// no `aarch64-unknown-none` libraries anyway.
@@ -557,7 +562,7 @@ fn aarch64_merged(
 ) -> Result<Outcome> {
     let mut cmd = cross(rustc, "bin", "aarch64_merged", flags);
     for name in ["core", "compiler_builtins"] {
-        let rlib = out.join(format!("lib{name}.rlib"));
+        let rlib = rlib(out, name);
         if !rlib.exists() {
             bail!(
                 "{} is missing: building it for aarch64_no_std.rs failed (see above)",
