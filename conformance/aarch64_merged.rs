@@ -3,12 +3,12 @@
 //! The harness compiles this program against the `core` that it builds for
 //! `aarch64-unknown-none` in report mode (see `aarch64_no_std.rs`), links it with `ld.lld` into
 //! a static Linux executable (its own `_start`, the `write` and `exit_group` system calls) and
-//! runs it under `qemu-aarch64`. The target has vector registers (NEON), so at opt-level 2 the
-//! compiler merges the reports of the loops that qualify, as on x86_64 (see `merged.rs`, whose
-//! cases these are a part of): with `--cfg merged_reports`, an element-wise loop reports once
-//! per exit with its first overflow's operands, after the loop wrote what it writes; an
-//! accumulator reports each overflow in place. Without the cfg (opt-level 0), every loop
-//! reports in place.
+//! runs it under `qemu-aarch64`. The target has vector registers (NEON), so at opt-level 2, with
+//! `-Zmerge-overflow-reports`, the compiler merges the reports of the loops that qualify, as on
+//! x86_64 (see `merged.rs`, whose cases these are a part of): with `--cfg merged_reports`, an
+//! element-wise loop reports once per exit with its first overflow's operands, after the loop
+//! wrote what it writes; an accumulator reports each overflow in place. Without the cfg
+//! (opt-level 0, where the flag merges nothing), every loop reports in place.
 //!
 //! The handler records each report's operation, operands, line and, while a case watches a
 //! buffer, how many of its elements were written. Each case compares the values with

@@ -49,6 +49,11 @@ pub struct Args {
     /// instructions and aarch64 code size; about 6 minutes from nothing, 2 when cached).
     #[arg(long)]
     pub no_crates: bool,
+    /// Build the userspace and crates.io workloads' `report` mode with
+    /// `-Zmerge-overflow-reports` too (rustc patch 8). The kernel has no vector registers, so
+    /// merging would change nothing there: its builds are the same either way.
+    #[arg(long)]
+    pub merge_reports: bool,
 }
 
 /// The `-Coverflow-checks` value of a mode.
@@ -58,6 +63,16 @@ pub fn flag(mode: Mode) -> &'static str {
         Mode::Panic => "on",
         Mode::Report => "report",
     }
+}
+
+/// The rustc flags of a mode: `-Coverflow-checks`, and in report mode with `merge`,
+/// `-Zmerge-overflow-reports`.
+pub fn mode_flags(mode: Mode, merge: bool) -> Vec<String> {
+    let mut flags = vec![format!("-Coverflow-checks={}", flag(mode))];
+    if merge && mode == Mode::Report {
+        flags.push("-Zmerge-overflow-reports".to_string());
+    }
+    flags
 }
 
 /// One measurement in the three modes.
@@ -109,6 +124,8 @@ struct Results {
     date: String,
     machine: String,
     toolchain: String,
+    /// Whether `report` had `-Zmerge-overflow-reports` (`--merge-reports`).
+    merge_reports: bool,
     /// Instructions per workload (callgrind), userspace, x86_64, opt-level 2.
     userspace: BTreeMap<String, Triple>,
     userspace_geomean_report_panic: f64,
@@ -168,7 +185,9 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         ..Default::default()
     };
 
-    let measured = measure(ctx, &toolchain, &dir)?;
+    let merge = args.merge_reports;
+    results.merge_reports = merge;
+    let measured = measure(ctx, &toolchain, &dir, merge)?;
     results.userspace_geomean_report_panic = geomean(&measured.userspace, Triple::report_panic);
     results.userspace_geomean_report_off = geomean(&measured.userspace, Triple::report_off);
     results.userspace_geomean_panic_off = geomean(&measured.userspace, Triple::panic_off);
@@ -180,12 +199,12 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         let base = fs::canonicalize(base)
             .with_context(|| format!("no toolchain directory at {}", base.display()))?;
         eprintln!("== baseline {}", base.display());
-        results.baseline = Some(measure(ctx, &base, &dir.join("baseline"))?);
+        results.baseline = Some(measure(ctx, &base, &dir.join("baseline"), merge)?);
     }
 
     if !args.no_crates {
         eprintln!("== crates.io workloads (bench/crates)");
-        results.crates = Some(crate::crates::measure(ctx, &toolchain)?);
+        results.crates = Some(crate::crates::measure(ctx, &toolchain, merge)?);
     }
     if !args.no_kernel && args.toolchain.is_none() {
         let arches = if args.arch.is_empty() {
@@ -217,7 +236,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
 }
 
 /// Measures the userspace workloads and the bytes per check site with `toolchain`, in `dir`.
-fn measure(ctx: &Ctx, toolchain: &Path, dir: &Path) -> Result<Baseline> {
+fn measure(ctx: &Ctx, toolchain: &Path, dir: &Path, merge: bool) -> Result<Baseline> {
     fs::create_dir_all(dir)?;
     let mut out = Baseline {
         toolchain: format!(
@@ -233,7 +252,8 @@ fn measure(ctx: &Ctx, toolchain: &Path, dir: &Path) -> Result<Baseline> {
     let mut outputs = BTreeMap::new();
     for mode in MODES {
         let exe = dir.join(format!("workloads-{mode}"));
-        compile(&rustc, mode, &["-Copt-level=2", "-o"], &exe, &source)?;
+        let exe_flags = ["-Copt-level=2", "-o"];
+        compile(&rustc, (mode, merge), &exe_flags, &exe, &source)?;
         for &name in WORKLOADS {
             let (instructions, output) = callgrind(&exe, name)?;
             eprintln!("  {name} {mode}: {instructions} instructions");
@@ -250,6 +270,7 @@ fn measure(ctx: &Ctx, toolchain: &Path, dir: &Path) -> Result<Baseline> {
         }
     }
 
+    // The sites crate has no loops: nothing to merge.
     eprintln!("== .text per check site");
     let sites = dir.join("sites.rs");
     fs::write(&sites, sites_crate())?;
@@ -257,7 +278,7 @@ fn measure(ctx: &Ctx, toolchain: &Path, dir: &Path) -> Result<Baseline> {
         let obj = dir.join(format!("sites-{mode}.o"));
         compile(
             &rustc,
-            mode,
+            (mode, false),
             &["-Copt-level=2", "--crate-type=lib", "--emit=obj", "-o"],
             &obj,
             &sites,
@@ -287,11 +308,17 @@ fn machine() -> Result<String> {
     Ok(format!("{model}, {cpus} CPUs, Debian {}", os.trim()))
 }
 
-fn compile(rustc: &Path, mode: Mode, flags: &[&str], out: &Path, source: &Path) -> Result<()> {
+fn compile(
+    rustc: &Path,
+    (mode, merge): (Mode, bool),
+    flags: &[&str],
+    out: &Path,
+    source: &Path,
+) -> Result<()> {
     let mut cmd = Command::new(rustc);
     cmd.env("RUSTC_BOOTSTRAP", "1")
         .arg("--edition=2024")
-        .arg(format!("-Coverflow-checks={}", flag(mode)))
+        .args(mode_flags(mode, merge))
         .args(flags)
         .arg(out)
         .arg(source);
@@ -381,7 +408,7 @@ fn sites_aarch64(
         "-o",
     ]);
     eprintln!("  building core for aarch64-unknown-none");
-    compile(rustc, Mode::Report, &flags, &core, &core_src)?;
+    compile(rustc, (Mode::Report, false), &flags, &core, &core_src)?;
     let mut flags = TARGET.to_vec();
     flags.extend([
         "--crate-type=rlib",
@@ -390,7 +417,13 @@ fn sites_aarch64(
     ]);
     flags.extend([extern_core.as_str(), "-Copt-level=2", "-o"]);
     let builtins_src = ctx.repo.join("conformance/aarch64_compiler_builtins.rs");
-    compile(rustc, Mode::Report, &flags, &builtins, &builtins_src)?;
+    compile(
+        rustc,
+        (Mode::Report, false),
+        &flags,
+        &builtins,
+        &builtins_src,
+    )?;
 
     let mut text = Triple::default();
     for mode in MODES {
@@ -398,7 +431,7 @@ fn sites_aarch64(
         let mut flags = TARGET.to_vec();
         flags.extend(["--extern", &extern_core, "--extern", &extern_builtins]);
         flags.extend(["-Copt-level=2", "--crate-type=lib", "--emit=obj", "-o"]);
-        compile(rustc, mode, &flags, &obj, sites)?;
+        compile(rustc, (mode, false), &flags, &obj, sites)?;
         text.set(mode, text_size(&obj)?);
     }
     Ok(text)
@@ -612,7 +645,13 @@ fn markdown(r: &Results) -> String {
     writeln!(
         w,
         "Modes: `off` is `-Coverflow-checks=off`, `panic` is `-Coverflow-checks=on` (today's \
-         `CONFIG_RUST_OVERFLOW_CHECKS=y`), `report` is `-Coverflow-checks=report`.\n"
+         `CONFIG_RUST_OVERFLOW_CHECKS=y`), `report` is `-Coverflow-checks=report`{}.\n",
+        if r.merge_reports {
+            " `-Zmerge-overflow-reports` in userspace and for the crates.io workloads \
+             (`--merge-reports`; the kernel's builds are the same either way)"
+        } else {
+            ""
+        }
     )
     .unwrap();
 

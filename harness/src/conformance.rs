@@ -45,8 +45,16 @@ const AARCH64_TARGET: &str = "aarch64-unknown-none";
 
 /// The variants of `aarch64_merged.rs`, by name: its opt-level and cfg, as in `PROGRAMS`.
 const AARCH64_MERGED_VARIANTS: &[(&str, &[&str])] = &[
-    ("O0", &["-Copt-level=0"]),
-    ("O2", &["-Copt-level=2", "--cfg", "merged_reports"]),
+    ("O0", &["-Copt-level=0", "-Zmerge-overflow-reports"]),
+    (
+        "O2",
+        &[
+            "-Copt-level=2",
+            "-Zmerge-overflow-reports",
+            "--cfg",
+            "merged_reports",
+        ],
+    ),
 ];
 
 /// An x86_64 program in `conformance/` and the `-Coverflow-checks` values it runs with.
@@ -70,17 +78,22 @@ const PROGRAMS: &[Program] = &[
         modes: &["report", "on"],
         extra: &[],
     },
-    // The variants that vectorize loops merge the reports of the loops that qualify, fat LTO
-    // included (its link-time pipeline runs the vectorizer); `merged.rs` expects it from the
-    // cfg, and reports in place without it.
+    // With `-Zmerge-overflow-reports`, the variants that vectorize loops merge the reports of the
+    // loops that qualify, fat LTO included (its link-time pipeline runs the vectorizer);
+    // `merged.rs` expects it from the cfg, and reports in place without it, as at O0.
     Program {
         file: "merged.rs",
         modes: &["report"],
-        extra: &[("O2", MERGED), ("O3", MERGED), ("O3-lto", MERGED)],
+        extra: &[
+            ("O0", &["-Zmerge-overflow-reports"]),
+            ("O2", MERGED),
+            ("O3", MERGED),
+            ("O3-lto", MERGED),
+        ],
     },
 ];
 
-const MERGED: &[&str] = &["--cfg", "merged_reports"];
+const MERGED: &[&str] = &["-Zmerge-overflow-reports", "--cfg", "merged_reports"];
 
 impl Program {
     /// The flags of the opt variant named `opt` for this program: the variant's, `base`, and
@@ -1377,10 +1390,19 @@ mod tests {
             }
         }
         let merged = PROGRAMS.iter().find(|p| p.file == "merged.rs").unwrap();
-        assert_eq!(merged.flags("O0", &["-Copt-level=0"]), ["-Copt-level=0"]);
+        assert_eq!(
+            merged.flags("O0", &["-Copt-level=0"]),
+            ["-Copt-level=0", "-Zmerge-overflow-reports"]
+        );
         assert_eq!(
             merged.flags("O3-lto", &["-Copt-level=3", "-Clto=fat"]),
-            ["-Copt-level=3", "-Clto=fat", "--cfg", "merged_reports"]
+            [
+                "-Copt-level=3",
+                "-Clto=fat",
+                "-Zmerge-overflow-reports",
+                "--cfg",
+                "merged_reports"
+            ]
         );
     }
 

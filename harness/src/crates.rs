@@ -27,7 +27,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use crate::bench::{flag, geomean, parse_callgrind, ratio, Triple};
+use crate::bench::{geomean, mode_flags, parse_callgrind, ratio, Triple};
 use crate::ctx::{Ctx, Mode};
 use crate::run::{capture, display, run_logged, Lock};
 
@@ -117,7 +117,7 @@ pub fn fetch(ctx: &Ctx) -> Result<()> {
 ///
 /// Takes the heavy lock for the whole run (six minutes on two cores from empty target
 /// directories), so the caller must not hold it.
-pub fn measure(ctx: &Ctx, toolchain: &Path) -> Result<CratesResults> {
+pub fn measure(ctx: &Ctx, toolchain: &Path, merge: bool) -> Result<CratesResults> {
     let lock_file = project(ctx).join("Cargo.lock");
     let lock = fs::read_to_string(&lock_file)
         .with_context(|| format!("reading {}", lock_file.display()))?;
@@ -143,9 +143,14 @@ pub fn measure(ctx: &Ctx, toolchain: &Path) -> Result<CratesResults> {
     let mut outputs: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for opt in OPT_LEVELS {
         for mode in MODES {
-            let target_dir = dir.join(format!("{mode}-O{opt}"));
+            let merged = if merge && mode == Mode::Report {
+                "-merged"
+            } else {
+                ""
+            };
+            let target_dir = dir.join(format!("{mode}{merged}-O{opt}"));
             eprintln!("== crates, {mode}, -Copt-level={opt}: x86_64 instructions");
-            build(ctx, toolchain, mode, opt, HOST, &target_dir)?;
+            build(ctx, toolchain, (mode, merge), opt, HOST, &target_dir)?;
             let exe = target_dir.join(HOST).join("release").join(BIN);
             for &workload in WORKLOADS {
                 let log = target_dir.join(format!("callgrind-{workload}.log"));
@@ -162,7 +167,7 @@ pub fn measure(ctx: &Ctx, toolchain: &Path) -> Result<CratesResults> {
             }
 
             eprintln!("== crates, {mode}, -Copt-level={opt}: aarch64 bytes");
-            let rlibs = build(ctx, toolchain, mode, opt, AARCH64, &target_dir)?;
+            let rlibs = build(ctx, toolchain, (mode, merge), opt, AARCH64, &target_dir)?;
             let functions = workload_functions(&rlibs)?;
             for (workload, list) in functions {
                 let bytes = list.iter().map(|f| f.bytes).sum();
@@ -199,12 +204,12 @@ pub fn measure(ctx: &Ctx, toolchain: &Path) -> Result<CratesResults> {
 }
 
 /// `cargo build` of `bench/crates` for `target` (only the library, with `core` and `alloc`
-/// built from the toolchain's source, for aarch64) with `-Coverflow-checks` for `mode`; returns
-/// the `.rlib`s of this build, as cargo lists them.
+/// built from the toolchain's source, for aarch64) with the [`mode_flags`] of `mode`; returns the
+/// `.rlib`s of this build, as cargo lists them.
 fn build(
     ctx: &Ctx,
     toolchain: &Path,
-    mode: Mode,
+    (mode, merge): (Mode, bool),
     opt: u8,
     target: &str,
     target_dir: &Path,
@@ -216,7 +221,7 @@ fn build(
         .env("RUSTC_BOOTSTRAP", "1")
         // With `--target`, RUSTFLAGS applies to every crate of the target (and not to build
         // scripts): the dependencies are built in the mode too.
-        .env("RUSTFLAGS", format!("-Coverflow-checks={}", flag(mode)))
+        .env("RUSTFLAGS", mode_flags(mode, merge).join(" "))
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .env_remove("CARGO_BUILD_RUSTFLAGS")
         .env_remove("RUSTC_WRAPPER")
