@@ -45,15 +45,10 @@ const AARCH64_TARGET: &str = "aarch64-unknown-none";
 
 /// The variants of `aarch64_merged.rs`, by name: its opt-level and cfg, as in `PROGRAMS`.
 const AARCH64_MERGED_VARIANTS: &[(&str, &[&str])] = &[
-    ("O0", &["-Copt-level=0", "-Zmerge-overflow-reports"]),
+    ("O0", &["-Copt-level=0", MERGE_FLAG]),
     (
         "O2",
-        &[
-            "-Copt-level=2",
-            "-Zmerge-overflow-reports",
-            "--cfg",
-            "merged_reports",
-        ],
+        &["-Copt-level=2", MERGE_FLAG, "--cfg", "merged_reports"],
     ),
 ];
 
@@ -85,7 +80,7 @@ const PROGRAMS: &[Program] = &[
         file: "merged.rs",
         modes: &["report"],
         extra: &[
-            ("O0", &["-Zmerge-overflow-reports"]),
+            ("O0", &[MERGE_FLAG]),
             ("O2", MERGED),
             ("O3", MERGED),
             ("O3-lto", MERGED),
@@ -93,7 +88,10 @@ const PROGRAMS: &[Program] = &[
     },
 ];
 
-const MERGED: &[&str] = &["-Zmerge-overflow-reports", "--cfg", "merged_reports"];
+/// The rustc flag that asks for merged loop reports (rustc patch 8).
+const MERGE_FLAG: &str = "-Zmerge-overflow-reports";
+
+const MERGED: &[&str] = &[MERGE_FLAG, "--cfg", "merged_reports"];
 
 impl Program {
     /// The flags of the opt variant named `opt` for this program: the variant's, `base`, and
