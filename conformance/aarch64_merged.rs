@@ -7,8 +7,9 @@
 //! `-Zmerge-overflow-reports`, the compiler merges the reports of the loops that qualify, as on
 //! x86_64 (see `merged.rs`, whose cases these are a part of): with `--cfg merged_reports`, an
 //! element-wise loop reports once per exit with its first overflow's operands, after the loop
-//! wrote what it writes; an accumulator reports each overflow in place. Without the cfg
-//! (opt-level 0, where the flag merges nothing), every loop reports in place.
+//! wrote what it writes, and so does an unsigned sum of `u16`s; a `u8` sum of bytes reports each
+//! overflow in place. Without the cfg (opt-level 0, where the flag merges nothing), every loop
+//! reports in place.
 //!
 //! The handler records each report's operation, operands, line and, while a case watches a
 //! buffer, how many of its elements were written. Each case compares the values with
@@ -482,6 +483,16 @@ fn sum_u8(a: &[u8]) -> u8 {
     sum
 }
 
+#[inline(never)]
+fn sum_u16(a: &[u16], start: u32) -> u32 {
+    let mut sum = start;
+    for &x in a {
+        /*@sum_u16*/
+        sum += x as u32;
+    }
+    sum
+}
+
 /// The inputs of an element-wise `u32` addition of `n` elements that overflows at `places`.
 fn inputs(n: usize, places: &[usize]) -> ([u32; MAX], [u32; MAX]) {
     let (mut a, mut b) = ([0; MAX], [0; MAX]);
@@ -604,12 +615,40 @@ fn accumulator(t: &mut Checks) {
     }
 }
 
+/// Room for a run of `sum_u16` longer than 65537 elements.
+static LONG: Global<[u16; 200_000]> = Global::new([0; 200_000]);
+
+/// An unsigned sum of `u16`s wraps at most once in 65537 of them: a shorter run's check leaves
+/// the loop, a longer one is rescanned after it. Merged, its first overflow reports at the exit.
+fn sums(t: &mut Checks) {
+    let at = line("sum_u16");
+    for (name, n, fill, start, count) in [
+        ("short_none", 64, 1000u16, 0u32, 0),
+        ("short_one", 64, 1000, u32::MAX - 31_500, 1),
+        ("long_none", 200_000, 1, 0, 0),
+        ("long_three", 200_000, u16::MAX, 0, 3),
+    ] {
+        let a = &mut LONG.get()[..n];
+        a.fill(fill);
+        let mut model = Model::new(MERGING);
+        let want = a
+            .iter()
+            .fold(start, |s, &x| model.add_u32(0, at, s, x.into()));
+        model.exit();
+        let got = sum_u16(bb(a), bb(start));
+        let wrong = (got != want).then_some(0);
+        let ok = model.overflows == count;
+        t.expect(format_args!("sum_u16_{name}"), wrong, &model, ok);
+    }
+}
+
 extern "C" fn start() -> i32 {
     let _ = writeln!(Out, "merged reports expected: {MERGING}");
     let mut t = Checks::default();
     elementwise(&mut t);
     early_exit(&mut t);
     accumulator(&mut t);
+    sums(&mut t);
     let _ = writeln!(Out, "{} passed, {} failed", t.passed, t.failed);
     i32::from(t.failed > 0)
 }

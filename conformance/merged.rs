@@ -1,9 +1,10 @@
 //! Conformance of merged overflow reports in loops (`-Coverflow-checks=report`).
 //!
 //! With `-Zmerge-overflow-reports`, where loop vectorization runs (opt-level 2 and 3 on a target
-//! with vector registers), rustc merges the reports of an innermost loop whose trip count has a bound, which calls nothing
-//! that could observe the handler, and whose every check runs in each iteration on operands
-//! that depend only on induction variables, loop invariants and memory the loop does not write.
+//! with vector registers), rustc merges the reports of an innermost loop whose trip count has a
+//! bound, which calls nothing that could observe the handler, and whose every check runs in each
+//! iteration on operands that depend only on induction variables, loop invariants and memory the
+//! loop does not write, or is an unsigned sum of bounded values in a loop left only at its end.
 //! Such a site reports once per exit from the loop (normal exit, `break`, `return`, `?`, the
 //! edge to a panic) if any of its checks failed in that run of the loop, with the operands of
 //! its first overflow, before anything after the exit; the pending sites of one exit report in
@@ -380,6 +381,7 @@ fn main() -> ExitCode {
     nested(&mut t);
     early_exits(&mut t);
     out_of_bounds(&mut t);
+    sums(&mut t);
     not_merged(&mut t);
     let events = take();
     t.checks.eq("nothing_left", events, vec![]);
@@ -1052,7 +1054,107 @@ fn add_observed(a: &[u32], b: &[u32], out: &mut [u32]) {
     }
 }
 
-/// An accumulator.
+// Unsigned sums of bounded values, in loops left only through their latch: each qualifies. A
+// `u32` sum of bytes can wrap at most once in 16843009 of them, and did if it ends below its
+// start; one of `u16`s in 65537, so longer runs are rescanned after the loop.
+
+#[inline(never)]
+fn sum_bytes(a: &[u8], start: u32) -> u32 {
+    let mut sum = start;
+    for &x in a {
+        /*@sum_bytes*/
+        sum += x as u32;
+    }
+    sum
+}
+
+#[inline(never)]
+fn sum_u16(a: &[u16], start: u32) -> u32 {
+    let mut sum = start;
+    for &x in a {
+        /*@sum_u16*/
+        sum += x as u32;
+    }
+    sum
+}
+
+#[inline(never)]
+fn sum_u32_u64(a: &[u32], start: u64) -> u64 {
+    let mut sum = start;
+    for &x in a {
+        /*@sum_u32_u64*/
+        sum += x as u64;
+    }
+    sum
+}
+
+/// One sum's case: the model of `sum += x` over `a` from `start`, against `f`.
+fn run_sum<T: Int, S: Int>(
+    t: &mut Tester,
+    name: &str,
+    tag: &str,
+    (a, start): (&[T], S),
+    f: impl Fn(&[T], S) -> S,
+    overflows: usize,
+) where
+    T: Into<S>,
+{
+    let at = site(tag);
+    let mut model = Model::mergeable();
+    let want = a
+        .iter()
+        .fold(start, |s, &x| model.op(0, at, Op::Add, s, x.into()));
+    model.exit();
+    let wrong = values(f(bb(a), bb(start)), want);
+    t.expect(name, wrong, model, overflows..=overflows);
+}
+
+/// Starts for a sum over `a` whose total is `total`: wrapping at no add, the first, the one in
+/// the middle, the last; with the number of overflows.
+fn starts(a: &[u64], max: u64) -> Vec<(&'static str, u64, usize)> {
+    let total: u64 = a.iter().sum();
+    let mut starts = vec![("none", max - total, 0)];
+    let n = a.len();
+    if n > 0 {
+        for (place, i) in [("first", 0), ("middle", n / 2), ("last", n - 1)] {
+            if a[i] > 0 {
+                let before: u64 = a[..i].iter().sum();
+                starts.push((place, max - before - a[i] + 1, 1));
+            }
+        }
+    }
+    starts
+}
+
+fn sums(t: &mut Tester) {
+    for n in LENGTHS {
+        let a: Vec<u8> = (0..n).map(|i| (i * 37 % 256) as u8).collect();
+        let wide: Vec<u64> = a.iter().map(|&x| x as u64).collect();
+        for (place, start, overflows) in starts(&wide, u32::MAX as u64) {
+            let name = format!("sum_bytes_{place}_n{n}");
+            let start = start as u32;
+            run_sum(t, &name, "sum_bytes", (&a, start), sum_bytes, overflows);
+        }
+        let a: Vec<u32> = a.iter().map(|&x| x as u32 * 0x0100_0001).collect();
+        let wide: Vec<u64> = a.iter().map(|&x| x as u64).collect();
+        for (place, start, overflows) in starts(&wide, u64::MAX) {
+            let name = format!("sum_u32_u64_{place}_n{n}");
+            let f = sum_u32_u64;
+            run_sum(t, &name, "sum_u32_u64", (&a, start), f, overflows);
+        }
+    }
+    // Runs longer than 65537 `u16`s: none, one and three overflows.
+    for (name, fill, start, overflows) in [
+        ("sum_u16_long_none", 1u16, 0u32, 0),
+        ("sum_u16_long_late", 1, u32::MAX - 199_990, 1),
+        ("sum_u16_long_three", u16::MAX, 0, 3),
+    ] {
+        let a = vec![fill; 200_000];
+        run_sum(t, name, "sum_u16", (&a, start), sum_u16, overflows);
+    }
+}
+
+/// An accumulator that may wrap in every iteration.
 #[inline(never)]
 fn sum_u8(a: &[u8]) -> u8 {
     let mut sum = 0;

@@ -37,6 +37,7 @@ pub const WORKLOADS: &[&str] = &[
     "atoi",
     "base64-decode",
     "base64-encode",
+    "core-sum",
     "crc32fast",
     "fnv",
     "fxhash",

@@ -29,6 +29,7 @@ pub const WORKLOADS: &[&str] = &[
     "atoi",
     "base64-decode",
     "base64-encode",
+    "core-sum",
     "crc32fast",
     "fnv",
     "fxhash",
@@ -49,6 +50,7 @@ pub fn run(name: &str) -> Option<u64> {
             base64_decode(text.as_bytes(), 100)
         }
         "base64-encode" => base64_encode(&bytes(48 * 1024, 4), 100),
+        "core-sum" => core_sum(&bytes(64 * 1024, 13), 200),
         "crc32fast" => crc32fast(&bytes(64 * 1024, 5), 200),
         "fnv" => fnv(&bytes(64 * 1024, 6), 100),
         "fxhash" => fxhash(&bytes(64 * 1024, 7), 200),
@@ -198,6 +200,19 @@ pub fn base64_encode(data: &[u8], rounds: u32) -> u64 {
     for _ in 0..rounds {
         let n = engine.encode_slice(black_box(data), &mut out).unwrap_or(0);
         sum = sum.wrapping_add(n as u64).wrapping_add(out[n / 2] as u64);
+    }
+    sum
+}
+
+/// The sum of a byte slice with the standard library's `Iterator::sum` (`core`'s `Sum for u32`,
+/// whose `+` takes the overflow checks of the crate that instantiates it), as code that sums
+/// bytes writes it.
+#[inline(never)]
+pub fn core_sum(data: &[u8], rounds: u32) -> u64 {
+    let mut sum = 0u64;
+    for _ in 0..rounds {
+        let s: u32 = black_box(data).iter().map(|&b| u32::from(b)).sum();
+        sum = sum.wrapping_add(s as u64);
     }
     sum
 }
