@@ -125,6 +125,8 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo "overflow-harness: userspace up"
 {load}
 {script}
+# Keep the kernel's own console lines (a late `tsc:` line, say) from splitting the dump's.
+dmesg -n 1
 echo "{DMESG_BEGIN}"
 dmesg
 echo "{DMESG_END}"
