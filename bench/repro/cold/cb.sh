@@ -6,7 +6,6 @@ case $C in
   off) F="-Coverflow-checks=off";; on) F="-Coverflow-checks=on";;
   report) F="-Coverflow-checks=report";;
   cold) F="-Coverflow-checks=report -Zllvm-plugins=${PLUGIN:-/tmp/cold/cold.so}";;
-  bnd) F="-Coverflow-checks=report -Zllvm-plugins=${BND:-/tmp/bnd/bnd.so}";;
 esac
 T=${OUT:-/tmp/cold/cb}/t-$C-$O
 cd /work/main/bench/crates
