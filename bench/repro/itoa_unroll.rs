@@ -9,14 +9,18 @@
 //! done
 //! ```
 //!
-//! With `-Coverflow-checks=on`, LLVM unrolls the loop completely into straight-line code (69
-//! instructions, no branch back, no check left): a `curr -= 4` that wrapped would panic, so
-//! `curr` bounds the trip count at 5 and every later `curr + 2` is known not to overflow. With
-//! `report`, a wrapped `curr` continues, so nothing bounds the trip count (SCEV cannot derive one
-//! from `n /= 10000`): the loop stays a loop (86 instructions, six callee-saved registers pushed),
-//! with both checks in every iteration. Nothing the compiler emits at the check can give the bound
-//! back without assuming the handler does not return; duplicating the code after each report
-//! instead of merging back into the loop would (issue 13).
+//! With `-Coverflow-checks=on`, LLVM unrolls the loop completely into straight-line code (86
+//! instructions at `-Copt-level=2`, four copies, no branch back): a `curr -= 4` that wrapped
+//! would panic, so `curr` bounds the trip count at 5 and every later `curr + 2` is known not to
+//! overflow. With `report`, a wrapped `curr` continues, so nothing in the loop bounds it, and scalar
+//! evolution derives no trip count from `n /= 10000` (llvm#116119). Rustc patch 9 bounds such a
+//! division loop itself (a `u64` goes round at most 4 times), so `curr -= 4` and `curr + 2`
+//! cannot wrap and their checks go: report mode's code is off mode's (26 instructions, a loop).
+//! What it does not give back is the unrolling. Giving scalar evolution the bound through a
+//! counted exit was tried (session 12): SimplifyCFG folds that exit into the latch's condition, so
+//! no exit has an exact trip count and the unroller keeps the loop, and in `itoa` itself, whose
+//! loop keeps the check of `divmod100`, the counter made the workload slower (53.2M instructions
+//! against 50.4M).
 #![no_std]
 
 #[unsafe(no_mangle)]
