@@ -1,24 +1,25 @@
 ; Why a report call costs more code on AArch64 than on x86_64 (LLVM IR, not Rust).
 ;
-; The report entry points use `preserve_most` (rustc's `rust-cold`). On x86_64 the callee of
-; `preserve_most` preserves every general-purpose register but r11 and rax, so a value that is
-; passed in an argument register is still there after the call. On AArch64 it preserves every
-; general-purpose register but x0-x8 and x16-x18, that is not the argument registers: a value
-; that is passed, and needed after the call, is copied to a register the callee preserves and
-; back (`mov w9, w0` ... `mov w0, w9` in @tail). In a loop (@loop), the values that live in the
-; argument registers are moved out of the way and back on either architecture.
+; The report entry points use `preserve_most` (rustc's `rust-cold`). On x86_64 its callee keeps
+; every general-purpose register but r11 (and rax if it returns a value), so a value that is
+; passed in an argument register is still there after the call. On AArch64 it keeps every
+; general-purpose register but x0-x8 and x16-x18, that is not the argument registers: a value that
+; is passed, and needed after the call, is copied to a register the callee keeps and back (`mov w9,
+; w0` ... `mov w0, w9` in @tail). In a loop (@loop), the values that live in the argument
+; registers are moved out of the way and back on either architecture.
 ;
 ;   llc-22 -O2 aarch64_args.ll -o -                                  # AArch64
 ;   llc-22 -O2 -mtriple=x86_64-unknown-linux-gnu aarch64_args.ll -o - # x86_64
 ;
-; @tail's report block: AArch64 `str x30`, `adrp`+`add` (site), `mov w9, w0`, `bl`, `mov w0, w9`,
-; `ldr x30`, `ret`; x86_64 `push`, `mov $d, %edx`, `call`, `add $8, %rsp`, `mov %edi, %eax`,
-; `ret`: two moves more on AArch64. @loop's: six moves on each.
-;
-; @loop_returned: what declaring the entry point to return its first argument (`returned`)
-; would do. On x86_64 it saves two moves (4 in the report block instead of 6). On AArch64 it
-; is worse: LLVM then gives the call the register mask of a plain AAPCS call (x0 preserved,
-; x9-x15 no longer), and @loop_returned saves and restores x19-x24 in its prologue and epilogue.
+; Register-to-register moves in the report block, with llc-22 (LLVM 22.1):
+; - @tail: AArch64 2 (`mov w9, w0`, `mov w0, w9`); x86_64 1 (`movl %edi, %eax`, the copy of the
+;   return value that the other path has too).
+; - @loop: AArch64 9 (three arguments, and three values moved out and back); x86_64 8 (two, the
+;   site being an immediate, and three out and back, one of them through rbx, which the function
+;   then saves in its prologue).
+; - @loop_returned, the entry point declared to return its first argument (`returned`): x86_64 5;
+;   AArch64 6, but LLVM then gives the call the register mask of an ordinary AAPCS call (x0 kept,
+;   x9-x15 no longer), and the function saves and restores x19-x24 in its prologue and epilogue.
 
 target triple = "aarch64-unknown-none"
 
