@@ -1,7 +1,8 @@
 //! A report call in a loop keeps LLVM from unrolling the loop.
 //!
 //! LLVM's default unrolling preferences (`BasicTTIImpl::getUnrollingPreferences`, used by the
-//! x86 and AArch64 targets) allow partial and runtime unrolling only of loops without calls,
+//! x86 target, and by AArch64's for a CPU with a scheduling model; AArch64's generic CPU unrolls
+//! no such loop in any mode) allow partial and runtime unrolling only of loops without calls,
 //! and a report block that rejoins the loop is part of it: `-Cremark=all` says "TTI (success):
 //! advising against unrolling the loop because it contains a call" for `hist` in report mode.
 //! Off mode unrolls `hist` four times; panic mode does not unroll it either (its checks are
