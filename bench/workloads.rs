@@ -134,6 +134,24 @@ fn blend_row(out: &mut [u8], a: &[u8], b: &[u8], alpha: u16) {
     }
 }
 
+/// Counts the bytes of `data`, as a compressor does for its Huffman tables: a loop of counters
+/// in an array, which panic mode's checks keep from being unrolled.
+fn histogram(data: &[u8], rounds: u32) -> u64 {
+    let mut counts = [0u32; 256];
+    for _ in 0..rounds {
+        count_bytes(black_box(data), &mut counts);
+    }
+    counts.iter().zip(0..).map(|(&c, i)| c as u64 * i).sum()
+}
+
+/// `histogram`'s loop, in a function of its own, as `blend_row`.
+#[inline(never)]
+fn count_bytes(data: &[u8], counts: &mut [u32; 256]) {
+    for &b in data {
+        counts[b as usize] += 1;
+    }
+}
+
 /// Comma-separated numbers of 1 to 9 digits, built from `data`.
 fn numbers(data: &[u8]) -> Vec<u8> {
     let mut text = Vec::new();
@@ -155,8 +173,9 @@ fn main() {
         "bignum" => bignum(&data, 8000),
         "parse" => parse(&numbers(&data), 40),
         "blend" => blend(&data, 40),
+        "histogram" => histogram(&data, 40),
         _ => {
-            eprintln!("usage: workloads checksum|hash|matmul|bignum|parse|blend");
+            eprintln!("usage: workloads checksum|hash|matmul|bignum|parse|blend|histogram");
             std::process::exit(2);
         }
     };

@@ -20,7 +20,7 @@ use crate::run::{capture, display, Lock};
 use crate::toolchain;
 
 const SIZE: &str = "/usr/lib/llvm-22/bin/llvm-size";
-const WORKLOADS: &[&str] = &["checksum", "hash", "matmul", "bignum", "parse", "blend"];
+const WORKLOADS: &[&str] = &["checksum", "hash", "matmul", "bignum", "parse", "blend", "histogram"];
 const MODES: [Mode; 3] = [Mode::Off, Mode::Panic, Mode::Report];
 /// Check sites in the generated crate of the per-site measurement.
 const SITES: usize = 1000;
