@@ -1,5 +1,5 @@
 //! `bench`: what `-Coverflow-checks=report` costs next to `on` (panic) and `off`, in kernel
-//! `.text`, userspace instructions, bytes per check site and overflow storms.
+//! `.text`, userspace instructions and bytes per check site.
 //! Writes `BENCHMARKS.md` and `BENCHMARKS.json`.
 
 use std::collections::BTreeMap;
@@ -12,10 +12,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use crate::boot;
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel;
-use crate::policy;
 use crate::run::{capture, display, Lock};
 use crate::toolchain;
 
@@ -68,7 +66,7 @@ pub fn flag(mode: Mode) -> &'static str {
 /// The rustc flags of a mode: `-Coverflow-checks`, and in report mode with `merge`,
 /// `-Zmerge-overflow-reports`.
 pub fn mode_flags(mode: Mode, merge: bool) -> Vec<String> {
-    let mut flags = vec![format!("-Coverflow-checks={}", flag(mode))];
+    let mut flags = toolchain::overflow_checks_flags(flag(mode));
     if merge && mode == Mode::Report {
         flags.push("-Zmerge-overflow-reports".to_string());
     }
@@ -138,7 +136,6 @@ struct Results {
     sites_text_aarch64: Triple,
     /// `.text` bytes of every Rust object and of vmlinux, per architecture.
     kernel: BTreeMap<String, BTreeMap<String, Triple>>,
-    storm: Option<Storm>,
     /// The same userspace and per-site measurements with `--baseline`.
     baseline: Option<Baseline>,
     /// The crates.io workloads of `bench/crates`.
@@ -152,15 +149,6 @@ struct Baseline {
     userspace: BTreeMap<String, Triple>,
     sites_text: Triple,
     sites_text_aarch64: Triple,
-}
-
-#[derive(Serialize, Default)]
-struct Storm {
-    overflows: u64,
-    /// From the sample's `overflows=` parameter in the x86_64 demo boot (TCG).
-    microseconds: u64,
-    console_bytes: u64,
-    reports: usize,
 }
 
 pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
@@ -218,8 +206,6 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
                 .kernel
                 .insert(arch.to_string(), kernel_sizes(ctx, &toolchain, arch)?);
         }
-        eprintln!("== storm");
-        results.storm = Some(storm(ctx)?);
     }
 
     let out = args.out.clone().unwrap_or_else(|| ctx.repo.clone());
@@ -554,47 +540,6 @@ pub fn compiled_by_rustc(cmd_file: &str) -> bool {
     (first.contains("rustc") || first.contains("clippy-driver")) && first.contains("--emit=obj")
 }
 
-/// A storm at one site in the x86_64 demo kernel.
-fn storm(ctx: &Ctx) -> Result<Storm> {
-    let out = crate::test::build_demo(ctx)?;
-    let overflows = policy::STORM;
-    let script = format!(
-        "rmmod rust_overflow_report\necho 'overflow-harness: storm begin'\n\
-         insmod /modules/rust_overflow_report.ko overflows={overflows}\n\
-         echo 'overflow-harness: storm end'\n"
-    );
-    // A reloaded module has fresh sites: the storm reports its first overflow, then only counts.
-    let args = boot::Args {
-        arch: Arch::X86_64,
-        mode: Mode::Report,
-        script: Some(script),
-        ..Default::default()
-    };
-    let boot = boot::boot_build(ctx, &out, &args, "bench-storm")?;
-    let console = fs::read_to_string(&boot.console_log)?;
-    let (_, after) = console
-        .split_once("overflow-harness: storm begin")
-        .context("the storm boot did not reach the storm")?;
-    let (during, _) = after
-        .split_once("overflow-harness: storm end")
-        .context("the storm boot did not finish the storm")?;
-    let microseconds = during
-        .lines()
-        .find_map(|l| l.split_once("overflowed ").map(|(_, r)| r))
-        .and_then(|r| r.split_once(" times in "))
-        .and_then(|(_, r)| r.trim_end_matches(['\r', '\n']).strip_suffix(" us"))
-        .and_then(|n| n.trim().parse().ok())
-        .context("the sample did not log how long the storm took")?;
-    let reports = crate::warn::parse(during).warns.len();
-
-    Ok(Storm {
-        overflows,
-        microseconds,
-        console_bytes: during.len() as u64,
-        reports,
-    })
-}
-
 /// Bytes per check site of a mode's `.text` over `off`'s, in the generated crate of `SITES` sites.
 fn per_site(bytes: u64, off: u64) -> f64 {
     (bytes as f64 - off as f64) / SITES as f64
@@ -751,24 +696,6 @@ fn markdown(r: &Results) -> String {
         writeln!(w).unwrap();
     }
 
-    if let Some(storm) = &r.storm {
-        writeln!(w, "## Storms\n").unwrap();
-        writeln!(
-            w,
-            "x86_64 report-mode kernel under QEMU TCG (emulated, so times are slow), policy \
-             `once`. After the sample module was loaded once (and reported its overflow), it was \
-             loaded again, with fresh sites, with `overflows={}`: {} overflows at one site took {} µs ({:.0} ns \
-             each), printed {} report(s) and {} console bytes from `insmod` to its end (the \
-             sample's own lines included).\n",
-            storm.overflows,
-            storm.overflows,
-            storm.microseconds,
-            storm.microseconds as f64 * 1000.0 / storm.overflows as f64,
-            storm.reports,
-            storm.console_bytes
-        )
-        .unwrap();
-    }
     s
 }
 

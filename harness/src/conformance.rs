@@ -20,6 +20,7 @@ use anyhow::{bail, Context, Result};
 use crate::ctx::Ctx;
 use crate::kernel;
 use crate::run::{capture, run_logged, spawn_logged};
+use crate::toolchain;
 
 /// Pass and fail counts of one conformance run.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -399,7 +400,7 @@ fn run_program(ctx: &Ctx, rustc: &Path, variant: &Variant, out: &Path) -> Result
     let build_log = ctx.log(&format!("conformance-{name}-build"))?;
     let mut cmd = rustc_cmd(rustc);
     cmd.args(&variant.flags)
-        .arg(format!("-Coverflow-checks={}", variant.mode))
+        .args(toolchain::overflow_checks_flags(variant.mode))
         .arg("-o")
         .arg(&exe)
         .arg(&variant.source);
@@ -557,7 +558,7 @@ fn cross(rustc: &Path, crate_type: &str, name: &str, flags: &[&str]) -> Command 
     cmd.args(["--target", AARCH64_TARGET, "--sysroot=/dev/null"])
         .args(["--crate-type", crate_type, "--crate-name", name])
         .args(flags)
-        .arg("-Coverflow-checks=report");
+        .args(toolchain::overflow_checks_flags("report"));
     cmd
 }
 

@@ -3,6 +3,7 @@
 
 mod bench;
 mod boot;
+mod boot_checks;
 mod check;
 mod conformance;
 mod crates;
@@ -11,7 +12,6 @@ mod drivers;
 mod kernel;
 mod kunit;
 mod patches;
-mod policy;
 mod run;
 mod setup;
 mod test;

@@ -8,11 +8,11 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 
 use crate::boot;
+use crate::boot_checks;
 use crate::conformance;
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel::{self, BuildArgs, TreeArgs};
 use crate::kunit::{self, KunitArch};
-use crate::policy;
 use crate::run::{fmt_duration, libtest_counts, spawn_logged};
 use crate::setup;
 use crate::toolchain;
@@ -131,7 +131,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         }
     }
 
-    let step = "boot checks x86_64 report (sample, policy, statistics)";
+    let step = "boot checks x86_64 report (sample, panic_on_warn, KUnit rerun, module)";
     if mode == Mode::Report && kernel::has_kconfig(&src, "SAMPLE_RUST_OVERFLOW_REPORT") {
         match boot_checks(ctx, &src) {
             Ok((p, f)) => report.add(step, p, f, ""),
@@ -195,35 +195,9 @@ pub fn demo_kernel(ctx: &Ctx) -> Result<boot::Boot> {
     )
 }
 
-/// Builds the demo kernel and runs the boot checks of `policy` on it.
+/// Builds the demo kernel and runs the boot checks of `boot_checks` on it.
 fn boot_checks(ctx: &Ctx, src: &std::path::Path) -> Result<(usize, usize)> {
     build_demo(ctx)?;
-    let checks = policy::run(ctx, src)?;
+    let checks = boot_checks::run(ctx, src)?;
     Ok((checks.passed, checks.failed))
-}
-
-/// The 1-based line and column where `expr` starts on the one line of `source` that assigns
-/// it (`= expr;`): the site an overflow in `expr` reports.
-pub fn assignment_site(source: &str, expr: &str) -> Option<(u32, u32)> {
-    let needle = format!("= {expr};");
-    let mut hits = source.lines().enumerate().filter_map(|(i, l)| {
-        let col = l.find(&needle)? + 2;
-        Some((i as u32 + 1, col as u32 + 1))
-    });
-    let first = hits.next()?;
-    hits.next().is_none().then_some(first)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::assignment_site;
-
-    #[test]
-    fn assignment_site_is_where_the_expression_starts() {
-        let src = "fn f() {\n    let x = a + b;\n    pr_info!(\"{a} + {b}\");\n}\n";
-        assert_eq!(assignment_site(src, "a + b"), Some((2, 13)));
-        assert_eq!(assignment_site(src, "c + d"), None);
-        let twice = format!("{src}{src}");
-        assert_eq!(assignment_site(&twice, "a + b"), None);
-    }
 }

@@ -1,6 +1,5 @@
-//! Boot checks of the x86_64 report-mode kernel: the sample's report, the `rust_overflow.policy`
-//! parameter on the command line and in sysfs, and the statistics in debugfs across module
-//! unloads and reloads and a storm.
+//! Boot checks of the x86_64 report-mode kernel: the sample's report, a reload, `panic_on_warn`,
+//! the KUnit suite run a second time in one boot, and a module built outside the tree.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,12 +10,9 @@ use anyhow::{Context, Result};
 use crate::boot::{self, Boot};
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::run::{run_logged, Lock};
-use crate::test::assignment_site;
 
 pub const SAMPLE: &str = "samples/rust/rust_overflow_report.rs";
 const MODULE: &str = "rust_overflow_report";
-/// Overflows of the storm step (the sample's `overflows` parameter).
-pub const STORM: u64 = 1_000_000;
 
 /// The overflow-report KUnit suite, and the file whose `#[test]` functions are its tests.
 const SUITE: &str = "rust_overflow_report";
@@ -81,19 +77,11 @@ fn build_oot(ctx: &Ctx) -> Result<PathBuf> {
     Ok(dir.join(format!("{OOT}.ko")))
 }
 
-/// Shell functions for the guest. `show STEP` prints the policy and every line of the statistics
-/// file prefixed with `overflow-harness: STEP:`; `reload ARGS` unloads the sample and loads it
-/// again with ARGS.
+/// Shell functions for the guest: `reload` unloads the sample and loads it again.
 const HELPERS: &str = r#"
-P=/sys/module/rust_overflow/parameters/policy
-S=/sys/kernel/debug/rust_overflow/stats
-show() {
-    echo "overflow-harness: $1: policy $(cat $P)"
-    sed "s/^/overflow-harness: $1: /" $S
-}
 reload() {
     rmmod rust_overflow_report
-    insmod /modules/rust_overflow_report.ko "$@" || echo "overflow-harness: insmod failed"
+    insmod /modules/rust_overflow_report.ko || echo "overflow-harness: insmod failed"
 }
 "#;
 
@@ -129,40 +117,6 @@ impl Outcome {
             .lines()
             .filter_map(|l| l.trim_end_matches('\r').strip_prefix(&prefix))
             .collect()
-    }
-
-    /// The name of the first step that `show` printed in this boot.
-    fn first_step(&self) -> Option<&str> {
-        self.console.lines().find_map(|l| {
-            let (step, rest) = l.strip_prefix("overflow-harness: ")?.split_once(": ")?;
-            rest.starts_with("policy ").then_some(step)
-        })
-    }
-
-    /// Whether `show STEP` printed the policy `policy` and the counts `warned` and `repeats`. The
-    /// suppressed and nested counts must be those of the boot's first step: the KUnit suite that
-    /// runs at boot makes them, and the sample must not add to them.
-    fn shows(&self, step: &str, policy: &str, warned: u64, repeats: u64) -> bool {
-        let lines = self.step(step);
-        let first = self.first_step().map(|s| self.step(s)).unwrap_or_default();
-        let value = |lines: &[&'_ str], name: &str| -> Option<String> {
-            lines
-                .iter()
-                .find(|l| l.starts_with(name))
-                .map(|l| l.to_string())
-        };
-        let kept = |name: &str| {
-            value(&first, name).is_some() && value(&lines, name) == value(&first, name)
-        };
-        [
-            format!("policy {policy}"),
-            format!("warned {warned}"),
-            format!("repeats {repeats}"),
-        ]
-        .iter()
-        .all(|want| lines.contains(&want.as_str()))
-            && kept("suppressed ")
-            && kept("nested ")
     }
 
     fn sample_warns(&self) -> usize {
@@ -210,46 +164,22 @@ fn boot_with_extra(
     Ok(Outcome { boot, console })
 }
 
-/// Runs the five boots (policy switched in sysfs, set on the command line, the KUnit suite run
-/// again, a module built outside the tree, and `panic` on the command line) on the built x86_64
-/// report-mode kernel and checks what they printed.
+/// Runs the four boots (the sample loaded twice, `panic_on_warn`, the KUnit suite run again,
+/// a module built outside the tree) on the built x86_64 report-mode kernel and checks what they
+/// printed.
 pub fn run(ctx: &Ctx, src: &Path) -> Result<Checks> {
     let (line, column) = assignment_site(&fs::read_to_string(src.join(SAMPLE))?, "a + b")
         .with_context(|| {
             format!("{SAMPLE} has no single `= a + b;` to check the report against")
         })?;
     let site = format!("{SAMPLE}:{line}:{column}");
+    let message = "attempt to add with overflow: 200_u8 + 100_u8";
     let mut checks = Checks::default();
 
-    // 1. The default policy, then switched through sysfs. Each load of the sample has fresh
-    //    sites, which live in the module's data, so the handler reports a reloaded module again;
-    //    the counts in debugfs are global and survive the unloads.
-    let storm = STORM;
-    let sysfs = boot_with(
-        ctx,
-        "policy-sysfs",
-        &[],
-        &format!(
-            r#"
-show loaded
-reload overflows=3
-show reloaded
-echo always > $P
-reload overflows=3
-show always
-echo bogus > $P || echo "overflow-harness: bogus rejected"
-show bogus
-echo once > $P
-reload overflows={storm}
-show storm
-echo panic > $P
-reload
-show panic
-"#
-        ),
-    )?;
-    let message = "attempt to add with overflow: 200_u8 + 100_u8";
-    let first = sysfs.boot.console.warns.iter().find(|w| w.file == SAMPLE);
+    // 1. The sample, loaded at boot and again: a reloaded module has fresh sites, so its
+    //    overflow is reported again, and the module goes on with the wrapped value each time.
+    let sample = boot_with(ctx, "sample", &[], "reload\n")?;
+    let first = sample.boot.console.warns.iter().find(|w| w.file == SAMPLE);
     checks.check(
         &format!(
             "the first load reports the sample's overflow at {site}, with the column, the \
@@ -267,61 +197,19 @@ show panic
         }),
     );
     checks.check(
-        "once: the first load is reported, nothing else counted",
-        sysfs.shows("loaded", "once", 1, 0),
-    );
-    checks.check(
-        "once: a reload has fresh sites: its first overflow is reported, the other 2 counted",
-        sysfs.shows("reloaded", "once", 2, 2),
-    );
-    checks.check(
-        "always (sysfs): all 3 overflows of the next load are reported",
-        sysfs.shows("always", "always", 5, 2),
-    );
-    checks.check(
-        "writing `bogus` to the parameter fails and leaves `always`",
-        sysfs.console.contains("overflow-harness: bogus rejected")
-            && sysfs.shows("bogus", "always", 5, 2)
-            && sysfs.count("rust_overflow.policy: invalid value") == 1,
-    );
-    checks.check(
-        &format!(
-            "once: a storm of {storm} overflows at one site is reported once, the rest counted"
-        ),
-        sysfs.shows("storm", "once", 6, 2 + storm - 1),
-    );
-    checks.check(
-        "the sample's site was reported 6 times: once per load under `once`, 3 times under `always`",
-        sysfs.sample_warns() == 6,
-    );
-    checks.check(
-        "panic (sysfs): the next load panics at the site, and the sample does not go on",
-        // One line per WARN, and the panic message.
-        sysfs.count(&format!("{message} at {site}")) == sysfs.sample_warns() + 1
-            && sysfs.count("panicked at") == 1
-            && sysfs.count("still running") == 4,
-    );
-    eprintln!(
-        "statistics after the storm:\n{}",
-        sysfs.step("storm").join("\n")
+        "a reload reports the sample's site again, and both loads continue with 44",
+        sample.sample_warns() == 2
+            && sample.count("still running, 200 + 100 wrapped to 44") == 2
+            && !sample.console.contains("overflow-harness: insmod failed"),
     );
 
-    // 2. An invalid value and `always` on the command line.
-    let cmdline = boot_with(
-        ctx,
-        "policy-cmdline",
-        &["rust_overflow.policy=bogus", "rust_overflow.policy=always"],
-        "show boot\nreload overflows=2\nshow always\n",
-    )?;
+    // 2. `panic_on_warn=1`: the kernel's knob turns the report into a panic at the site.
+    let panic = boot_with(ctx, "panic-on-warn", &["panic_on_warn=1"], "")?;
     checks.check(
-        "`rust_overflow.policy=bogus` on the command line is rejected with a message",
-        cmdline.count("rust_overflow.policy: invalid value") == 1,
-    );
-    checks.check(
-        "`rust_overflow.policy=always` on the command line: every overflow is reported",
-        cmdline.shows("boot", "always", 1, 0)
-            && cmdline.shows("always", "always", 3, 0)
-            && cmdline.sample_warns() == 3,
+        "`panic_on_warn=1`: the load panics after reporting the overflow at the site",
+        panic.count(&format!("{message} at {site}")) >= 1
+            && panic.count("panic_on_warn set") >= 1
+            && panic.count("still running") == 0,
     );
 
     // 3. The KUnit suite, built into the demo kernel, ran at boot; run it again through debugfs.
@@ -369,12 +257,9 @@ sed "s/^/overflow-harness: kunit-2: /" $R/results
         &[],
         &format!(
             r#"
-show loaded
 insmod /extra/{OOT}.ko || echo "overflow-harness: insmod failed"
-show oot-1
 rmmod {OOT} || echo "overflow-harness: rmmod failed"
 insmod /extra/{OOT}.ko || echo "overflow-harness: insmod failed"
-show oot-2
 rmmod {OOT} && echo "overflow-harness: {OOT} unloaded"
 "#
         ),
@@ -397,44 +282,27 @@ rmmod {OOT} && echo "overflow-harness: {OOT} unloaded"
         reported == expected,
     );
     checks.check(
-        "out of tree: both loads continue with the wrapped values",
-        outside.count(OOT_WRAPPED) == 2,
-    );
-    let warned = |step: &str| {
-        outside
-            .step(step)
-            .iter()
-            .find_map(|l| l.strip_prefix("warned ")?.parse::<u64>().ok())
-    };
-    checks.check(
-        "out of tree: the statistics count 5 reports per load, and the module unloads cleanly",
-        warned("loaded")
-            .is_some_and(|n| warned("oot-1") == Some(n + 5) && warned("oot-2") == Some(n + 10))
+        "out of tree: both loads continue with the wrapped values, and the module unloads cleanly",
+        outside.count(OOT_WRAPPED) == 2
             && outside
                 .console
                 .contains(&format!("overflow-harness: {OOT} unloaded"))
             && !outside.console.contains("overflow-harness: insmod failed")
             && !outside.console.contains("overflow-harness: rmmod failed"),
     );
-
-    // 5. `panic` on the command line: the first load panics.
-
-    let panic = boot_with(
-        ctx,
-        "policy-panic",
-        &["rust_overflow.policy=panic"],
-        "show boot\n",
-    )?;
-    checks.check(
-        "`rust_overflow.policy=panic` on the command line: the load panics at the site",
-        panic.count(&format!(
-            "attempt to add with overflow: 200_u8 + 100_u8 at {site}"
-        )) >= 1
-            && panic.count("panicked at") == 1
-            && panic.count("still running") == 0
-            && panic.sample_warns() == 0,
-    );
     Ok(checks)
+}
+
+/// The 1-based line and column where `expr` starts on the one line of `source` that assigns
+/// it (`= expr;`): the site an overflow in `expr` reports.
+pub fn assignment_site(source: &str, expr: &str) -> Option<(u32, u32)> {
+    let needle = format!("= {expr};");
+    let mut hits = source.lines().enumerate().filter_map(|(i, l)| {
+        let col = l.find(&needle)? + 2;
+        Some((i as u32 + 1, col as u32 + 1))
+    });
+    let first = hits.next()?;
+    hits.next().is_none().then_some(first)
 }
 
 #[cfg(test)]
@@ -449,7 +317,7 @@ mod tests {
             "1..3",
             "    ok 1 reports_and_continues",
             "    not ok 2 site_reported_once",
-            "    ok 3 policy_names # SKIP no reason",
+            "    ok 3 reports_in_hardirq # SKIP no reason",
             "not ok 1 rust_overflow_report",
         ];
         assert_eq!(
@@ -457,8 +325,17 @@ mod tests {
             [
                 ("reports_and_continues".to_string(), true),
                 ("site_reported_once".to_string(), false),
-                ("policy_names".to_string(), true),
+                ("reports_in_hardirq".to_string(), true),
             ]
         );
+    }
+
+    #[test]
+    fn assignment_site_is_where_the_expression_starts() {
+        let src = "fn f() {\n    let x = a + b;\n    pr_info!(\"{a} + {b}\");\n}\n";
+        assert_eq!(assignment_site(src, "a + b"), Some((2, 13)));
+        assert_eq!(assignment_site(src, "c + d"), None);
+        let twice = format!("{src}{src}");
+        assert_eq!(assignment_site(&twice, "a + b"), None);
     }
 }
