@@ -14,11 +14,19 @@ use serde::Serialize;
 
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel;
+use crate::measure::{geomean, mode_flags, parse_callgrind, rust_objects, text_size, Triple};
 use crate::run::{capture, display, Lock};
 use crate::toolchain;
 
-const SIZE: &str = "/usr/lib/llvm-22/bin/llvm-size";
-const WORKLOADS: &[&str] = &["checksum", "hash", "matmul", "bignum", "parse", "blend", "histogram"];
+const WORKLOADS: &[&str] = &[
+    "checksum",
+    "hash",
+    "matmul",
+    "bignum",
+    "parse",
+    "blend",
+    "histogram",
+];
 const MODES: [Mode; 3] = [Mode::Off, Mode::Panic, Mode::Report];
 /// Check sites in the generated crate of the per-site measurement.
 const SITES: usize = 1000;
@@ -52,69 +60,6 @@ pub struct Args {
     /// merging would change nothing there: its builds are the same either way.
     #[arg(long)]
     pub merge_reports: bool,
-}
-
-/// The `-Coverflow-checks` value of a mode.
-pub fn flag(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Off => "off",
-        Mode::Panic => "on",
-        Mode::Report => "report",
-    }
-}
-
-/// The rustc flags of a mode: `-Coverflow-checks`, and in report mode with `merge`,
-/// `-Zmerge-overflow-reports`.
-pub fn mode_flags(mode: Mode, merge: bool) -> Vec<String> {
-    let mut flags = toolchain::overflow_checks_flags(flag(mode));
-    if merge && mode == Mode::Report {
-        flags.push("-Zmerge-overflow-reports".to_string());
-    }
-    flags
-}
-
-/// One measurement in the three modes.
-#[derive(Serialize, Clone, Copy, Default)]
-pub struct Triple {
-    pub off: u64,
-    pub panic: u64,
-    pub report: u64,
-}
-
-impl Triple {
-    pub fn set(&mut self, mode: Mode, value: u64) {
-        match mode {
-            Mode::Off => self.off = value,
-            Mode::Panic => self.panic = value,
-            Mode::Report => self.report = value,
-        }
-    }
-
-    pub fn report_panic(&self) -> f64 {
-        ratio(self.report, self.panic)
-    }
-
-    fn report_off(&self) -> f64 {
-        ratio(self.report, self.off)
-    }
-
-    fn panic_off(&self) -> f64 {
-        ratio(self.panic, self.off)
-    }
-}
-
-pub fn ratio(a: u64, b: u64) -> f64 {
-    if b == 0 {
-        f64::NAN
-    } else {
-        a as f64 / b as f64
-    }
-}
-
-/// The geometric mean of `f` over the rows of a table of workloads.
-pub fn geomean(rows: &BTreeMap<String, Triple>, f: impl Fn(&Triple) -> f64) -> f64 {
-    let logs: f64 = rows.values().map(|t| f(t).ln()).sum();
-    (logs / rows.len() as f64).exp()
 }
 
 #[derive(Serialize, Default)]
@@ -339,14 +284,6 @@ fn callgrind(exe: &Path, name: &str) -> Result<(u64, String)> {
     ))
 }
 
-/// The count of callgrind's `==PID== Collected : N` line.
-pub fn parse_callgrind(stderr: &str) -> Option<u64> {
-    stderr
-        .lines()
-        .find_map(|l| l.split_once("Collected :"))
-        .and_then(|(_, n)| n.trim().parse().ok())
-}
-
 /// Cycles from `perf stat`, or why there are none.
 fn perf(exe: &Path) -> String {
     let output = Command::new("perf")
@@ -438,25 +375,6 @@ fn sites_crate() -> String {
     s
 }
 
-/// The sum of the sizes of the `.text` and `.text.*` sections of an object, from `llvm-size -A`.
-pub fn text_size(obj: &Path) -> Result<u64> {
-    let mut cmd = Command::new(SIZE);
-    cmd.arg("-A").arg(obj);
-    Ok(parse_text_size(&capture(cmd, Duration::from_secs(120))?))
-}
-
-fn parse_text_size(listing: &str) -> u64 {
-    listing
-        .lines()
-        .filter_map(|l| {
-            let mut fields = l.split_whitespace();
-            let name = fields.next()?;
-            let size = fields.next()?.parse::<u64>().ok()?;
-            (name == ".text" || name.starts_with(".text.")).then_some(size)
-        })
-        .sum()
-}
-
 /// Builds the Rust KUnit configuration in the three modes and measures each Rust object.
 fn kernel_sizes(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<BTreeMap<String, Triple>> {
     let src = ctx.linux_src();
@@ -505,39 +423,6 @@ fn kernel_sizes(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<BTreeMap<Stri
         });
     sizes.insert("all Rust objects".into(), total);
     Ok(sizes)
-}
-
-/// The objects of a build directory that rustc compiled, from kbuild's `.*.o.cmd` files.
-pub fn rust_objects(out: &Path) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    let mut dirs = vec![out.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in fs::read_dir(&dir)?.flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().to_string();
-            if entry.file_type()?.is_dir() {
-                dirs.push(path);
-            } else if let Some(obj) = name
-                .strip_prefix('.')
-                .and_then(|n| n.strip_suffix(".o.cmd"))
-            {
-                let cmd = fs::read_to_string(&path).unwrap_or_default();
-                let object = dir.join(format!("{obj}.o"));
-                if compiled_by_rustc(&cmd) && object.exists() {
-                    found.push(object);
-                }
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
-}
-
-/// Whether a kbuild `.*.o.cmd` file says that rustc, or clippy-driver in place of rustc
-/// (`make CLIPPY=1`), compiled the object.
-pub fn compiled_by_rustc(cmd_file: &str) -> bool {
-    let first = cmd_file.lines().next().unwrap_or_default();
-    (first.contains("rustc") || first.contains("clippy-driver")) && first.contains("--emit=obj")
 }
 
 /// Bytes per check site of a mode's `.text` over `off`'s, in the generated crate of `SITES` sites.
@@ -716,46 +601,6 @@ fn row(w: &mut String, name: &str, t: &Triple) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn callgrind_count() {
-        let text = "==24965== Events    : Ir\n==24965== Collected : 7151747\n==24965== \n";
-        assert_eq!(parse_callgrind(text), Some(7151747));
-        assert_eq!(parse_callgrind("==1== Events : Ir\n"), None);
-    }
-
-    #[test]
-    fn text_sections_are_summed() {
-        let listing = "sites.o  :\nsection   size   addr\n.text        0      0\n\
-                       .text.site_0  12  0\n.text.site_1  20  0\n.rodata  100  0\n\
-                       .rela.text.site_0  24 0\nTotal  156\n";
-        assert_eq!(parse_text_size(listing), 32);
-    }
-
-    #[test]
-    fn ratios() {
-        let t = Triple {
-            off: 100,
-            panic: 150,
-            report: 165,
-        };
-        assert!((t.report_panic() - 1.1).abs() < 1e-9);
-        assert!((t.report_off() - 1.65).abs() < 1e-9);
-        assert!(Triple::default().report_panic().is_nan());
-    }
-
-    #[test]
-    fn objects_compiled_by_rustc_or_clippy() {
-        let rustc =
-            "savedcmd_samples/rust/rust_minimal.o := OBJTREE=/o /t/bin/rustc --emit=obj=x.o\n";
-        let clippy = "savedcmd_x.o := OBJTREE=/o /t/bin/clippy-driver --emit=obj=x.o\n";
-        let c = "savedcmd_x.o := clang-22 -c -o x.o x.c\n";
-        let dep_only = "savedcmd_x.rsi := /t/bin/rustc --emit=dep-info=x.d\n";
-        assert!(compiled_by_rustc(rustc));
-        assert!(compiled_by_rustc(clippy));
-        assert!(!compiled_by_rustc(c));
-        assert!(!compiled_by_rustc(dep_only));
-    }
 
     #[test]
     fn the_sites_crate_has_one_function_per_site() {

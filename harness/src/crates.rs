@@ -27,8 +27,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use crate::bench::{geomean, mode_flags, parse_callgrind, ratio, Triple};
 use crate::ctx::{Ctx, Mode};
+use crate::measure::{geomean, mode_flags, parse_callgrind, ratio, Triple};
 use crate::run::{capture, display, run_logged, Lock};
 
 /// The workloads of `bench/crates/src/lib.rs` (its `WORKLOADS`; a test checks that they agree).

@@ -23,10 +23,10 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use crate::bench::{self, Triple};
 use crate::boot;
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel;
+use crate::measure::{self, Triple};
 use crate::run::{capture, run_logged, Lock};
 use crate::toolchain;
 
@@ -293,7 +293,7 @@ fn measure(builds: &[Built]) -> Result<BTreeMap<String, SizeRow>> {
     let mut rows: BTreeMap<String, SizeRow> = BTreeMap::new();
     for b in builds {
         let modules = modules::read_modules(&b.out)?;
-        let objects = bench::rust_objects(&b.out)?;
+        let objects = measure::rust_objects(&b.out)?;
         eprintln!("  {} mode: {} Rust objects", b.mode, objects.len());
         let mut sums: BTreeMap<String, u64> = BTreeMap::new();
         for obj in objects {
@@ -304,7 +304,7 @@ fn measure(builds: &[Built]) -> Result<BTreeMap<String, SizeRow>> {
                 Owner::Module(file) => file.clone(),
                 Owner::BuiltIn | Owner::RustDir => rel.clone(),
             };
-            *sums.entry(key.clone()).or_default() += bench::text_size(&obj)?;
+            *sums.entry(key.clone()).or_default() += measure::text_size(&obj)?;
             let row = rows.entry(key).or_insert_with(|| SizeRow {
                 owner,
                 objects: BTreeSet::new(),

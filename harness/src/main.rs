@@ -11,6 +11,7 @@ mod ctx;
 mod drivers;
 mod kernel;
 mod kunit;
+mod measure;
 mod patches;
 mod run;
 mod setup;

@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use thiserror::Error;
 
-use crate::bench;
+use crate::measure;
 
 /// A loadable module of a build, from kbuild's `modules.order`, `<module>.mod` and modpost's
 /// `<module>.mod.c`.
@@ -71,7 +71,7 @@ pub fn read_modules(out: &Path) -> Result<Vec<Module>> {
         let rust = members.iter().any(|m| {
             let (dir, name) = m.rsplit_once('/').unwrap_or(("", m));
             let cmd = out.join(dir).join(format!(".{name}.cmd"));
-            fs::read_to_string(cmd).is_ok_and(|cmd| bench::compiled_by_rustc(&cmd))
+            fs::read_to_string(cmd).is_ok_and(|cmd| measure::compiled_by_rustc(&cmd))
         });
         modules.push(Module {
             file: Path::new(stem)
