@@ -152,6 +152,34 @@ fn count_bytes(data: &[u8], counts: &mut [u32; 256]) {
     }
 }
 
+/// Adler-32 as the textbook writes it (RFC 1950, zlib's `adler32.c`): blocks of at most 5552
+/// bytes (`NMAX`, the most that cannot overflow a `u32` sum from any reduced start), each summed
+/// byte by byte from a slice iterator, both sums reduced modulo 65521 after each block. Written
+/// here, not taken from a crate, as the held-out variant of `bench/crates`' `adler2`.
+fn adler32(data: &[u8], rounds: u32) -> u64 {
+    let mut total = 0;
+    for _ in 0..rounds {
+        total += adler32_update(1, black_box(data)) as u64;
+    }
+    total
+}
+
+#[inline(never)]
+fn adler32_update(adler: u32, data: &[u8]) -> u32 {
+    const MOD: u32 = 65521;
+    const NMAX: usize = 5552;
+    let (mut a, mut b) = (adler & 0xffff, adler >> 16);
+    for block in data.chunks(NMAX) {
+        for &byte in block {
+            a += byte as u32;
+            b += a;
+        }
+        a %= MOD;
+        b %= MOD;
+    }
+    (b << 16) | a
+}
+
 /// Comma-separated numbers of 1 to 9 digits, built from `data`.
 fn numbers(data: &[u8]) -> Vec<u8> {
     let mut text = Vec::new();
@@ -174,8 +202,9 @@ fn main() {
         "parse" => parse(&numbers(&data), 40),
         "blend" => blend(&data, 40),
         "histogram" => histogram(&data, 40),
+        "adler32" => adler32(&data, 40),
         _ => {
-            eprintln!("usage: workloads checksum|hash|matmul|bignum|parse|blend|histogram");
+            eprintln!("usage: workloads checksum|hash|matmul|bignum|parse|blend|histogram|adler32");
             std::process::exit(2);
         }
     };

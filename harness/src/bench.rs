@@ -26,6 +26,7 @@ const WORKLOADS: &[&str] = &[
     "parse",
     "blend",
     "histogram",
+    "adler32",
 ];
 const MODES: [Mode; 3] = [Mode::Off, Mode::Panic, Mode::Report];
 /// Check sites in the generated crate of the per-site measurement.
