@@ -17,10 +17,9 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use crate::ctx::Ctx;
+use crate::ctx::{overflow_checks_flags, Ctx};
 use crate::kernel;
 use crate::run::{capture, run_logged, spawn_logged};
-use crate::toolchain;
 
 /// Pass and fail counts of one conformance run.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -400,7 +399,7 @@ fn run_program(ctx: &Ctx, rustc: &Path, variant: &Variant, out: &Path) -> Result
     let build_log = ctx.log(&format!("conformance-{name}-build"))?;
     let mut cmd = rustc_cmd(rustc);
     cmd.args(&variant.flags)
-        .args(toolchain::overflow_checks_flags(variant.mode))
+        .args(overflow_checks_flags(variant.mode))
         .arg("-o")
         .arg(&exe)
         .arg(&variant.source);
@@ -558,7 +557,7 @@ fn cross(rustc: &Path, crate_type: &str, name: &str, flags: &[&str]) -> Command 
     cmd.args(["--target", AARCH64_TARGET, "--sysroot=/dev/null"])
         .args(["--crate-type", crate_type, "--crate-name", name])
         .args(flags)
-        .args(toolchain::overflow_checks_flags("report"));
+        .args(overflow_checks_flags("report"));
     cmd
 }
 

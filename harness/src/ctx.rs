@@ -144,6 +144,17 @@ impl fmt::Display for Arch {
     }
 }
 
+/// The rustc flags for `-Coverflow-checks=VALUE`: `report` is unstable and also needs
+/// `-Zunstable-options`.
+pub fn overflow_checks_flags(value: &str) -> Vec<String> {
+    let mut flags = Vec::new();
+    if value == "report" {
+        flags.push("-Zunstable-options".to_string());
+    }
+    flags.push(format!("-Coverflow-checks={value}"));
+    flags
+}
+
 /// What an overflowing Rust integer operation does in the kernel.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum Mode {

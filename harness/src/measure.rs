@@ -10,9 +10,8 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::ctx::Mode;
+use crate::ctx::{overflow_checks_flags, Mode};
 use crate::run::capture;
-use crate::toolchain;
 
 const SIZE: &str = "/usr/lib/llvm-22/bin/llvm-size";
 
@@ -28,7 +27,7 @@ pub fn flag(mode: Mode) -> &'static str {
 /// The rustc flags of a mode: `-Coverflow-checks`, and in report mode with `merge`,
 /// `-Zmerge-overflow-reports`.
 pub fn mode_flags(mode: Mode, merge: bool) -> Vec<String> {
-    let mut flags = toolchain::overflow_checks_flags(flag(mode));
+    let mut flags = overflow_checks_flags(flag(mode));
     if merge && mode == Mode::Report {
         flags.push("-Zmerge-overflow-reports".to_string());
     }

@@ -265,21 +265,10 @@ fn point_current(ctx: &Ctx, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The rustc flags for `-Coverflow-checks=VALUE`: `report` is unstable and also needs
-/// `-Zunstable-options`.
-pub fn overflow_checks_flags(value: &str) -> Vec<String> {
-    let mut flags = Vec::new();
-    if value == "report" {
-        flags.push("-Zunstable-options".to_string());
-    }
-    flags.push(format!("-Coverflow-checks={value}"));
-    flags
-}
-
 /// Whether the toolchain accepts `-Coverflow-checks=report` (false before the rustc series).
 pub fn supports_report(toolchain: &Path) -> bool {
     let mut cmd = Command::new(toolchain.join("bin/rustc"));
-    cmd.args(overflow_checks_flags("report"))
+    cmd.args(crate::ctx::overflow_checks_flags("report"))
         .args(["--print", "cfg"])
         .env("RUSTC_BOOTSTRAP", "1");
     capture(cmd, Duration::from_secs(60)).is_ok()
