@@ -97,23 +97,6 @@ fn project(ctx: &Ctx) -> PathBuf {
     ctx.repo.join("bench/crates")
 }
 
-/// Downloads the crates of `bench/crates/Cargo.lock` into cargo's cache, for `setup`, so that
-/// `bench` builds them without asking crates.io again.
-pub fn fetch(ctx: &Ctx) -> Result<()> {
-    let mut cmd = Command::new("cargo");
-    cmd.arg("fetch")
-        .arg("--locked")
-        .arg("--manifest-path")
-        .arg(project(ctx).join("Cargo.toml"));
-    run_logged(
-        cmd,
-        "bench-crates-fetch",
-        &ctx.log("bench-crates-fetch")?,
-        Duration::from_secs(10 * 60),
-    )
-    .context("fetching the crates of bench/crates from crates.io failed")
-}
-
 /// Builds and measures `bench/crates` with `toolchain` in every mode and opt-level.
 ///
 /// Takes the heavy lock for the whole run (six minutes on two cores from empty target

@@ -59,10 +59,27 @@ pub fn run(ctx: &Ctx) -> Result<()> {
     linux_deb(ctx)?;
     busybox_arm64(ctx)?;
     bindgen(ctx)?;
-    crate::crates::fetch(ctx)?;
+    fetch_bench_crates(ctx)?;
     check_versions()?;
     eprintln!("setup: complete");
     Ok(())
+}
+
+/// Downloads the crates of `bench/crates/Cargo.lock` into cargo's cache, so that `bench` builds
+/// them without asking crates.io again.
+fn fetch_bench_crates(ctx: &Ctx) -> Result<()> {
+    let mut cmd = Command::new("cargo");
+    cmd.arg("fetch")
+        .arg("--locked")
+        .arg("--manifest-path")
+        .arg(ctx.repo.join("bench/crates/Cargo.toml"));
+    run_logged(
+        cmd,
+        "bench-crates-fetch",
+        &ctx.log("bench-crates-fetch")?,
+        Duration::from_secs(10 * 60),
+    )
+    .context("fetching the crates of bench/crates from crates.io failed")
 }
 
 fn check_platform() -> Result<()> {
