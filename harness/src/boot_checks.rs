@@ -140,23 +140,23 @@ impl Outcome {
 }
 
 fn boot_with(ctx: &Ctx, label: &str, cmdline: &[&str], script: &str) -> Result<Outcome> {
-    boot_with_extra(ctx, label, cmdline, script, Vec::new())
+    boot_with_args(
+        ctx,
+        label,
+        boot::Args {
+            cmdline: cmdline.iter().map(|s| s.to_string()).collect(),
+            script: Some(format!("{HELPERS}\n{script}")),
+            ..Default::default()
+        },
+    )
 }
 
-fn boot_with_extra(
-    ctx: &Ctx,
-    label: &str,
-    cmdline: &[&str],
-    script: &str,
-    extra_modules: Vec<PathBuf>,
-) -> Result<Outcome> {
+/// Boots the built x86_64 report-mode kernel with `args` (whose architecture and mode it sets).
+fn boot_with_args(ctx: &Ctx, label: &str, args: boot::Args) -> Result<Outcome> {
     let args = boot::Args {
         arch: Arch::X86_64,
         mode: Mode::Report,
-        cmdline: cmdline.iter().map(|s| s.to_string()).collect(),
-        script: Some(format!("{HELPERS}\n{script}")),
-        extra_modules,
-        ..Default::default()
+        ..args
     };
     let out = crate::kernel::completed_build(ctx, Arch::X86_64, Mode::Report)?;
     let boot = boot::boot_build(ctx, &out, &args, &format!("boot-x86_64-report-{label}"))?;
@@ -203,13 +203,28 @@ pub fn run(ctx: &Ctx, src: &Path) -> Result<Checks> {
             && !sample.console.contains("overflow-harness: insmod failed"),
     );
 
-    // 2. `panic_on_warn=1`: the kernel's knob turns the report into a panic at the site.
-    let panic = boot_with(ctx, "panic-on-warn", &["panic_on_warn=1"], "")?;
+    // 2. `panic_on_warn=1`: the kernel's knob turns the report into a panic at the site. The
+    //    kernel dies before the guest script dumps dmesg, so this reads the console.
+    let panic = boot_with_args(
+        ctx,
+        "panic-on-warn",
+        boot::Args {
+            cmdline: vec!["panic_on_warn=1".into()],
+            expect_panic: true,
+            ..Default::default()
+        },
+    )?;
+    let reason = panic.boot.console.panic.as_deref().unwrap_or_default();
     checks.check(
-        "`panic_on_warn=1`: the load panics after reporting the overflow at the site",
-        panic.count(&format!("{message} at {site}")) >= 1
-            && panic.count("panic_on_warn set") >= 1
-            && panic.count("still running") == 0,
+        &format!(
+            "`panic_on_warn=1`: the load panics after reporting the overflow at the site: \
+             {reason}"
+        ),
+        reason.contains("panic_on_warn")
+            && panic.boot.console.warns.iter().any(|w| {
+                w.file == SAMPLE && w.line == line && w.message.as_deref() == Some(message)
+            })
+            && !panic.console.contains("still running"),
     );
 
     // 3. The KUnit suite, built into the demo kernel, ran at boot; run it again through debugfs.
@@ -251,19 +266,21 @@ sed "s/^/overflow-harness: kunit-2: /" $R/results
     // 4. A module built outside the tree, with `make M=`: one overflow of each operation, loaded,
     //    unloaded and loaded again.
     let oot = build_oot(ctx)?;
-    let outside = boot_with_extra(
+    let outside = boot_with_args(
         ctx,
         "out-of-tree",
-        &[],
-        &format!(
-            r#"
+        boot::Args {
+            script: Some(format!(
+                r#"
 insmod /extra/{OOT}.ko || echo "overflow-harness: insmod failed"
 rmmod {OOT} || echo "overflow-harness: rmmod failed"
 insmod /extra/{OOT}.ko || echo "overflow-harness: insmod failed"
 rmmod {OOT} && echo "overflow-harness: {OOT} unloaded"
 "#
-        ),
-        vec![oot],
+            )),
+            extra_modules: vec![oot],
+            ..Default::default()
+        },
     )?;
     let reported: Vec<&str> = outside
         .boot
