@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use crate::boot::{self, Boot};
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::run::{run_logged, Lock};
+use crate::warn::WarnReport;
 
 pub const SAMPLE: &str = "samples/rust/rust_overflow_report.rs";
 const MODULE: &str = "rust_overflow_report";
@@ -183,16 +184,16 @@ pub fn run(ctx: &Ctx, src: &Path) -> Result<Checks> {
     checks.check(
         &format!(
             "the first load reports the sample's overflow at {site}, with the column, the \
-             operation and the operands, the sample's function in the call trace and an \
-             end-of-trace marker: {first:?}"
+             operation and the operands, as a WARN of the sample's function (not the \
+             handler's) with an end-of-trace marker: {first:?}"
         ),
         first.is_some_and(|w| {
             w.line == line
                 && w.column == Some(column)
                 && w.message.as_deref() == Some(message)
-                && w.text
-                    .iter()
-                    .any(|l| l.contains("Module4init") && l.contains(&format!("[{MODULE}]")))
+                && w.caller.as_deref().is_some_and(|c| {
+                    c.contains("Module4init") && c.ends_with(&format!("[{MODULE}]"))
+                })
                 && w.complete
         }),
     );
@@ -282,14 +283,21 @@ rmmod {OOT} && echo "overflow-harness: {OOT} unloaded"
             ..Default::default()
         },
     )?;
-    let reported: Vec<&str> = outside
+    let warns: Vec<&WarnReport> = outside
         .boot
         .console
         .warns
         .iter()
         .filter(|w| w.file.ends_with(&format!("{OOT}.rs")) && w.complete)
-        .filter_map(|w| w.message.as_deref())
         .collect();
+    let reported: Vec<&str> = warns.iter().filter_map(|w| w.message.as_deref()).collect();
+    let callers: Vec<&str> = warns.iter().filter_map(|w| w.caller.as_deref()).collect();
+    checks.check(
+        &format!("out of tree: each WARN names a function of the module: {callers:?}"),
+        callers.len() == warns.len()
+            && !callers.is_empty()
+            && callers.iter().all(|c| c.ends_with(&format!("[{OOT}]"))),
+    );
     let expected: Vec<&str> = OOT_MESSAGES.iter().chain(OOT_MESSAGES).copied().collect();
     checks.check(
         &format!(
