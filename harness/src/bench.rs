@@ -14,7 +14,10 @@ use serde::Serialize;
 
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel;
-use crate::measure::{geomean, mode_flags, parse_callgrind, rust_objects, text_size, Triple};
+use crate::measure::{
+    geomean, mode_flags, parse_callgrind, rust_objects, section_sizes, text_size, Triple,
+    SECTION_KINDS,
+};
 use crate::run::{capture, display, Lock};
 use crate::toolchain;
 
@@ -82,10 +85,26 @@ struct Results {
     sites_text_aarch64: Triple,
     /// `.text` bytes of every Rust object and of vmlinux, per architecture.
     kernel: BTreeMap<String, BTreeMap<String, Triple>>,
+    /// Code, tables and descriptors of the same builds, per architecture.
+    kernel_sections: BTreeMap<String, KernelSections>,
     /// The same userspace and per-site measurements with `--baseline`.
     baseline: Option<Baseline>,
     /// The crates.io workloads of `bench/crates`.
     crates: Option<crate::crates::CratesResults>,
+}
+
+/// The bytes of the kernel builds by kind of section, the traps, and bloat-o-meter's summary.
+#[derive(Serialize, Default)]
+struct KernelSections {
+    /// Summed over every Rust object, by kind (`measure::SECTION_KINDS`).
+    rust: BTreeMap<String, Triple>,
+    /// Of `vmlinux`, by kind.
+    vmlinux: BTreeMap<String, Triple>,
+    /// Check sites that trap in the report-mode Rust objects (`ud1` or `brk #0x50xx-0x53xx`).
+    traps: u64,
+    /// The last two lines of `scripts/bloat-o-meter` of the panic `vmlinux` against the report
+    /// one: functions added, removed, grown and shrunk, and the total.
+    bloat_o_meter: Vec<String>,
 }
 
 /// The userspace and per-site measurements of one toolchain.
@@ -148,9 +167,9 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         };
         for arch in arches {
             eprintln!("== kernel .text, {arch}");
-            results
-                .kernel
-                .insert(arch.to_string(), kernel_sizes(ctx, &toolchain, arch)?);
+            let (sizes, sections) = kernel_sizes(ctx, &toolchain, arch)?;
+            results.kernel.insert(arch.to_string(), sizes);
+            results.kernel_sections.insert(arch.to_string(), sections);
         }
     }
 
@@ -376,10 +395,16 @@ fn sites_crate() -> String {
     s
 }
 
-/// Builds the Rust KUnit configuration in the three modes and measures each Rust object.
-fn kernel_sizes(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<BTreeMap<String, Triple>> {
+/// Builds the Rust KUnit configuration in the three modes and measures each Rust object, and
+/// the sections, traps and bloat-o-meter summary of the builds.
+fn kernel_sizes(
+    ctx: &Ctx,
+    toolchain: &Path,
+    arch: Arch,
+) -> Result<(BTreeMap<String, Triple>, KernelSections)> {
     let src = ctx.linux_src();
     let mut sizes: BTreeMap<String, Triple> = BTreeMap::new();
+    let mut sections = KernelSections::default();
     for mode in MODES {
         let out = ctx.work.join("bench").join(format!("kernel-{arch}-{mode}"));
         let mut fragment = String::new();
@@ -403,15 +428,41 @@ fn kernel_sizes(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<BTreeMap<Stri
                 &format!("bench-kernel-{arch}-{mode}"),
             )?;
         }
+        let mut rust: BTreeMap<&str, u64> = BTreeMap::new();
         for obj in rust_objects(&out)? {
             let name = obj.strip_prefix(&out).unwrap_or(&obj).display().to_string();
             sizes.entry(name).or_default().set(mode, text_size(&obj)?);
+            for (kind, size) in section_sizes(&obj)? {
+                *rust.entry(kind).or_default() += size;
+            }
+            if mode == Mode::Report {
+                sections.traps += count_traps(&obj, arch)?;
+            }
         }
+        let vmlinux = out.join("vmlinux");
         sizes
             .entry("vmlinux".into())
             .or_default()
-            .set(mode, text_size(&out.join("vmlinux"))?);
+            .set(mode, text_size(&vmlinux)?);
+        for (kind, size) in section_sizes(&vmlinux)? {
+            sections.vmlinux.entry(kind.into()).or_default().set(mode, size);
+        }
+        for kind in SECTION_KINDS {
+            let size = rust.get(kind).copied().unwrap_or(0);
+            sections.rust.entry(kind.into()).or_default().set(mode, size);
+        }
     }
+    let bench = ctx.work.join("bench");
+    let mut cmd = Command::new("python3");
+    cmd.arg(src.join("scripts/bloat-o-meter"))
+        .arg(bench.join(format!("kernel-{arch}-panic/vmlinux")))
+        .arg(bench.join(format!("kernel-{arch}-report/vmlinux")));
+    let listing = capture(cmd, Duration::from_secs(300))?;
+    sections.bloat_o_meter = listing
+        .lines()
+        .filter(|l| l.starts_with("add/remove:") || l.starts_with("Total:"))
+        .map(str::to_string)
+        .collect();
     // Objects that only exist in some modes cannot be compared.
     sizes.retain(|_, t| t.off > 0 && t.panic > 0 && t.report > 0);
     let total = sizes
@@ -423,7 +474,28 @@ fn kernel_sizes(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<BTreeMap<Stri
             report: acc.report + t.report,
         });
     sizes.insert("all Rust objects".into(), total);
-    Ok(sizes)
+    Ok((sizes, sections))
+}
+
+/// The failed checks of `obj` that trap: `ud1` on x86_64, `brk` in 0x5000-0x53ff on arm64.
+fn count_traps(obj: &Path, arch: Arch) -> Result<u64> {
+    let mut cmd = Command::new("llvm-objdump-22");
+    cmd.arg("-d").arg("--no-show-raw-insn").arg(obj);
+    let listing = capture(cmd, Duration::from_secs(300))?;
+    Ok(listing.lines().filter(|l| is_trap(l, arch)).count() as u64)
+}
+
+fn is_trap(line: &str, arch: Arch) -> bool {
+    let mut fields = line.split_whitespace().skip(1);
+    match (arch, fields.next(), fields.next()) {
+        (Arch::X86_64, Some(insn), _) => insn.starts_with("ud1"),
+        (Arch::Arm64, Some("brk"), Some(imm)) => u32::from_str_radix(
+            imm.trim_start_matches("#0x"),
+            16,
+        )
+        .is_ok_and(|imm| (0x5000..0x5400).contains(&imm)),
+        _ => false,
+    }
 }
 
 /// Bytes per check site of a mode's `.text` over `off`'s, in the generated crate of `SITES` sites.
@@ -580,9 +652,66 @@ fn markdown(r: &Results) -> String {
             row(w, name, t);
         }
         writeln!(w).unwrap();
+        if let Some(s) = r.kernel_sections.get(arch) {
+            sections_markdown(w, arch, s);
+        }
     }
 
     s
+}
+
+/// The code, tables and descriptors of one architecture's builds, and what a site costs.
+fn sections_markdown(w: &mut String, arch: &str, s: &KernelSections) {
+    writeln!(
+        w,
+        "Code, tables and descriptors of the same builds ({arch}), bytes by kind of section \
+         (`llvm-size -A`: `.text*`, `.rodata*`, `.data*`, `__bug_table`), summed over the Rust \
+         objects and for `vmlinux`:\n"
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "| bytes | off | panic | report | report/panic | report/off | panic/off |"
+    )
+    .unwrap();
+    writeln!(w, "|---|---:|---:|---:|---:|---:|---:|").unwrap();
+    for (scope, kinds) in [("Rust objects", &s.rust), ("vmlinux", &s.vmlinux)] {
+        let mut total = Triple::default();
+        for kind in SECTION_KINDS {
+            if let Some(t) = kinds.get(kind) {
+                row(w, &format!("{scope}: {kind}"), t);
+                total = Triple {
+                    off: total.off + t.off,
+                    panic: total.panic + t.panic,
+                    report: total.report + t.report,
+                };
+            }
+        }
+        row(w, &format!("{scope}: all four"), &total);
+    }
+    writeln!(w).unwrap();
+    if let Some(text) = s.rust.get("text").filter(|_| s.traps > 0) {
+        let per = |bytes: u64| (bytes as f64 - text.off as f64) / s.traps as f64;
+        writeln!(
+            w,
+            "{} check sites trap in the report-mode Rust objects. Over `off`, Rust `.text` grows \
+             by {:.1} bytes per trapping site in panic mode and {:.1} in report mode (with the \
+             kernel's code model, relocation model and target features; the sites that still \
+             call are counted in both).\n",
+            s.traps,
+            per(text.panic),
+            per(text.report)
+        )
+        .unwrap();
+    }
+    if !s.bloat_o_meter.is_empty() {
+        writeln!(
+            w,
+            "`scripts/bloat-o-meter` of the panic `vmlinux` against the report one:\n\n```\n{}\n```\n",
+            s.bloat_o_meter.join("\n")
+        )
+        .unwrap();
+    }
 }
 
 fn row(w: &mut String, name: &str, t: &Triple) {
@@ -602,6 +731,15 @@ fn row(w: &mut String, name: &str, t: &Triple) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn traps_are_recognized() {
+        assert!(is_trap("   17d:      \tud1l\t%eax, %ecx", Arch::X86_64));
+        assert!(!is_trap("   17d:      \tud2", Arch::X86_64));
+        assert!(is_trap("   1c:      \tbrk\t#0x5021", Arch::Arm64));
+        assert!(!is_trap("   1c:      \tbrk\t#0x800", Arch::Arm64));
+        assert!(!is_trap("   1c:      \tbrk\t#0x5500", Arch::Arm64));
+    }
 
     #[test]
     fn the_sites_crate_has_one_function_per_site() {

@@ -93,6 +93,38 @@ pub fn text_size(obj: &Path) -> Result<u64> {
     Ok(parse_text_size(&capture(cmd, Duration::from_secs(120))?))
 }
 
+/// The sizes of an object's sections by kind, from `llvm-size -A`: `text` (`.text*`), `rodata`
+/// (`.rodata*`), `data` (`.data*`, with `.data.rel.ro*`) and `__bug_table`.
+pub fn section_sizes(obj: &Path) -> Result<BTreeMap<&'static str, u64>> {
+    let mut cmd = Command::new(SIZE);
+    cmd.arg("-A").arg(obj);
+    Ok(parse_section_sizes(&capture(cmd, Duration::from_secs(120))?))
+}
+
+/// The kinds of section that `section_sizes()` sums, in the order reports list them.
+pub const SECTION_KINDS: [&str; 4] = ["text", "rodata", "data", "__bug_table"];
+
+fn parse_section_sizes(listing: &str) -> BTreeMap<&'static str, u64> {
+    let mut sizes = BTreeMap::new();
+    for l in listing.lines() {
+        let mut fields = l.split_whitespace();
+        let (Some(name), Some(size)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        let Ok(size) = size.parse::<u64>() else {
+            continue;
+        };
+        let kind = SECTION_KINDS.into_iter().find(|kind| {
+            let prefix = if kind.starts_with('_') { kind.to_string() } else { format!(".{kind}") };
+            name == prefix || name.starts_with(&format!("{prefix}."))
+        });
+        if let Some(kind) = kind {
+            *sizes.entry(kind).or_default() += size;
+        }
+    }
+    sizes
+}
+
 fn parse_text_size(listing: &str) -> u64 {
     listing
         .lines()
@@ -147,6 +179,19 @@ mod tests {
         let text = "==24965== Events    : Ir\n==24965== Collected : 7151747\n==24965== \n";
         assert_eq!(parse_callgrind(text), Some(7151747));
         assert_eq!(parse_callgrind("==1== Events : Ir\n"), None);
+    }
+
+    #[test]
+    fn sections_are_summed_by_kind() {
+        let listing = "a.o  :\nsection   size   addr\n.text  10  0\n.text.f  5  0\n\
+                       .rodata  7  0\n.rodata.str1.1  3  0\n.data  4  0\n\
+                       .data.rel.ro  2  0\n__bug_table  24  0\n.rela__bug_table  48  0\n\
+                       .textual  1  0\nTotal  104\n";
+        let sizes = parse_section_sizes(listing);
+        assert_eq!(sizes["text"], 15);
+        assert_eq!(sizes["rodata"], 10);
+        assert_eq!(sizes["data"], 6);
+        assert_eq!(sizes["__bug_table"], 24);
     }
 
     #[test]
