@@ -431,25 +431,33 @@ fn kernel_sizes(
         let mut rust: BTreeMap<&str, u64> = BTreeMap::new();
         for obj in rust_objects(&out)? {
             let name = obj.strip_prefix(&out).unwrap_or(&obj).display().to_string();
-            sizes.entry(name).or_default().set(mode, text_size(&obj)?);
-            for (kind, size) in section_sizes(&obj)? {
+            let kinds = section_sizes(&obj)?;
+            let text = kinds.get("text").copied().unwrap_or(0);
+            sizes.entry(name).or_default().set(mode, text);
+            for (kind, size) in kinds {
                 *rust.entry(kind).or_default() += size;
             }
             if mode == Mode::Report {
                 sections.traps += count_traps(&obj, arch)?;
             }
         }
-        let vmlinux = out.join("vmlinux");
-        sizes
-            .entry("vmlinux".into())
-            .or_default()
-            .set(mode, text_size(&vmlinux)?);
-        for (kind, size) in section_sizes(&vmlinux)? {
-            sections.vmlinux.entry(kind.into()).or_default().set(mode, size);
+        let vmlinux = section_sizes(&out.join("vmlinux"))?;
+        let text = vmlinux.get("text").copied().unwrap_or(0);
+        sizes.entry("vmlinux".into()).or_default().set(mode, text);
+        for (kind, size) in vmlinux {
+            sections
+                .vmlinux
+                .entry(kind.into())
+                .or_default()
+                .set(mode, size);
         }
         for kind in SECTION_KINDS {
             let size = rust.get(kind).copied().unwrap_or(0);
-            sections.rust.entry(kind.into()).or_default().set(mode, size);
+            sections
+                .rust
+                .entry(kind.into())
+                .or_default()
+                .set(mode, size);
         }
     }
     let bench = ctx.work.join("bench");
@@ -468,11 +476,8 @@ fn kernel_sizes(
     let total = sizes
         .iter()
         .filter(|(name, _)| name.as_str() != "vmlinux")
-        .fold(Triple::default(), |acc, (_, t)| Triple {
-            off: acc.off + t.off,
-            panic: acc.panic + t.panic,
-            report: acc.report + t.report,
-        });
+        .map(|(_, t)| *t)
+        .sum();
     sizes.insert("all Rust objects".into(), total);
     Ok((sizes, sections))
 }
@@ -489,11 +494,10 @@ fn is_trap(line: &str, arch: Arch) -> bool {
     let mut fields = line.split_whitespace().skip(1);
     match (arch, fields.next(), fields.next()) {
         (Arch::X86_64, Some(insn), _) => insn.starts_with("ud1"),
-        (Arch::Arm64, Some("brk"), Some(imm)) => u32::from_str_radix(
-            imm.trim_start_matches("#0x"),
-            16,
-        )
-        .is_ok_and(|imm| (0x5000..0x5400).contains(&imm)),
+        (Arch::Arm64, Some("brk"), Some(imm)) => {
+            u32::from_str_radix(imm.trim_start_matches("#0x"), 16)
+                .is_ok_and(|imm| (0x5000..0x5400).contains(&imm))
+        }
         _ => false,
     }
 }
@@ -678,13 +682,9 @@ fn sections_markdown(w: &mut String, arch: &str, s: &KernelSections) {
     for (scope, kinds) in [("Rust objects", &s.rust), ("vmlinux", &s.vmlinux)] {
         let mut total = Triple::default();
         for kind in SECTION_KINDS {
-            if let Some(t) = kinds.get(kind) {
-                row(w, &format!("{scope}: {kind}"), t);
-                total = Triple {
-                    off: total.off + t.off,
-                    panic: total.panic + t.panic,
-                    report: total.report + t.report,
-                };
+            if let Some(&t) = kinds.get(kind) {
+                row(w, &format!("{scope}: {kind}"), &t);
+                total = total + t;
             }
         }
         row(w, &format!("{scope}: all four"), &total);
@@ -694,10 +694,10 @@ fn sections_markdown(w: &mut String, arch: &str, s: &KernelSections) {
         let per = |bytes: u64| (bytes as f64 - text.off as f64) / s.traps as f64;
         writeln!(
             w,
-            "{} check sites trap in the report-mode Rust objects. Over `off`, Rust `.text` grows \
-             by {:.1} bytes per trapping site in panic mode and {:.1} in report mode (with the \
-             kernel's code model, relocation model and target features; the sites that still \
-             call are counted in both).\n",
+            "{} check sites trap in the report-mode Rust objects. Rust `.text` over `off`, \
+             divided by that number: {:.1} bytes in panic mode (which has fewer check sites) and \
+             {:.1} in report mode (with the kernel's code model, relocation model and target \
+             features; the sites that still call are counted in both).\n",
             s.traps,
             per(text.panic),
             per(text.report)

@@ -461,11 +461,7 @@ fn size_row(w: &mut String, name: &str, objects: &str, t: &Triple) {
 }
 
 fn sum<'a>(rows: impl Iterator<Item = &'a SizeRow>) -> Triple {
-    rows.fold(Triple::default(), |acc, r| Triple {
-        off: acc.off + r.text.off,
-        panic: acc.panic + r.text.panic,
-        report: acc.report + r.text.report,
-    })
+    rows.map(|r| r.text).sum()
 }
 
 fn markdown(r: &Results) -> String {

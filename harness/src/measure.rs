@@ -64,6 +64,24 @@ impl Triple {
     }
 }
 
+impl std::ops::Add for Triple {
+    type Output = Triple;
+
+    fn add(self, other: Triple) -> Triple {
+        Triple {
+            off: self.off + other.off,
+            panic: self.panic + other.panic,
+            report: self.report + other.report,
+        }
+    }
+}
+
+impl std::iter::Sum for Triple {
+    fn sum<I: Iterator<Item = Triple>>(iter: I) -> Triple {
+        iter.fold(Triple::default(), |a, b| a + b)
+    }
+}
+
 pub fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         f64::NAN
@@ -98,7 +116,10 @@ pub fn text_size(obj: &Path) -> Result<u64> {
 pub fn section_sizes(obj: &Path) -> Result<BTreeMap<&'static str, u64>> {
     let mut cmd = Command::new(SIZE);
     cmd.arg("-A").arg(obj);
-    Ok(parse_section_sizes(&capture(cmd, Duration::from_secs(120))?))
+    Ok(parse_section_sizes(&capture(
+        cmd,
+        Duration::from_secs(120),
+    )?))
 }
 
 /// The kinds of section that `section_sizes()` sums, in the order reports list them.
@@ -115,7 +136,11 @@ fn parse_section_sizes(listing: &str) -> BTreeMap<&'static str, u64> {
             continue;
         };
         let kind = SECTION_KINDS.into_iter().find(|kind| {
-            let prefix = if kind.starts_with('_') { kind.to_string() } else { format!(".{kind}") };
+            let prefix = if kind.starts_with('_') {
+                kind.to_string()
+            } else {
+                format!(".{kind}")
+            };
             name == prefix || name.starts_with(&format!("{prefix}."))
         });
         if let Some(kind) = kind {
@@ -126,15 +151,10 @@ fn parse_section_sizes(listing: &str) -> BTreeMap<&'static str, u64> {
 }
 
 fn parse_text_size(listing: &str) -> u64 {
-    listing
-        .lines()
-        .filter_map(|l| {
-            let mut fields = l.split_whitespace();
-            let name = fields.next()?;
-            let size = fields.next()?.parse::<u64>().ok()?;
-            (name == ".text" || name.starts_with(".text.")).then_some(size)
-        })
-        .sum()
+    parse_section_sizes(listing)
+        .get("text")
+        .copied()
+        .unwrap_or(0)
 }
 
 /// The objects of a build directory that rustc compiled, from kbuild's `.*.o.cmd` files.
