@@ -19,8 +19,12 @@ const MAKE_TIMEOUT: Duration = Duration::from_secs(75 * 60);
 #[derive(clap::Args, Default)]
 pub struct Args {
     /// Skip building and booting each patch of the series on its own.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "bisect_only")]
     pub no_bisect: bool,
+    /// Only build and boot each patch of the series on its own (after a full `check` of the
+    /// same series, when only the bisect is left).
+    #[arg(long)]
+    pub bisect_only: bool,
 }
 
 #[derive(Default)]
@@ -55,6 +59,11 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         bail!("patches/linux/series is empty: nothing to check");
     }
     let mut checks = Checks::default();
+    if args.bisect_only {
+        let toolchain = toolchain::run(ctx, &toolchain::Args { tools: true })?;
+        bisect(ctx, &src, &ctx.make_vars(&toolchain), &mut checks)?;
+        return summary(&checks);
+    }
 
     for patch in &series {
         let name = patch.file_name().unwrap().to_string_lossy().into_owned();
@@ -101,7 +110,11 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     if !args.no_bisect {
         bisect(ctx, &src, &vars, &mut checks)?;
     }
+    summary(&checks)
+}
 
+/// Prints every check's result, and fails if one failed.
+fn summary(checks: &Checks) -> Result<()> {
     eprintln!("\nSummary:");
     for (name, ok, detail) in &checks.rows {
         eprintln!(
