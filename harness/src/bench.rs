@@ -15,8 +15,8 @@ use serde::Serialize;
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel;
 use crate::measure::{
-    geomean, mode_flags, parse_callgrind, rust_objects, section_sizes, text_size, Triple,
-    SECTION_KINDS,
+    geomean, mode_flags, parse_callgrind, ratio, rust_objects, section_sizes, text_size,
+    Triple, SECTION_KINDS,
 };
 use crate::run::{capture, display, Lock};
 use crate::toolchain;
@@ -78,6 +78,8 @@ struct Results {
     userspace_geomean_report_panic: f64,
     userspace_geomean_report_off: f64,
     userspace_geomean_panic_off: f64,
+    /// The same, built with `NO_PASSES`: what the LLVM passes gain in each mode.
+    userspace_without_passes: BTreeMap<String, Triple>,
     perf: String,
     /// `.text` bytes of the generated crate with `SITES` checked operations, x86_64 O2.
     sites_text: Triple,
@@ -157,6 +159,14 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     results.userspace = measured.userspace;
     results.sites_text = measured.sites_text;
     results.sites_text_aarch64 = measured.sites_text_aarch64;
+    eprintln!("== userspace workloads without the series' LLVM passes ({NO_PASSES})");
+    results.userspace_without_passes = userspace(
+        ctx,
+        &toolchain.join("bin/rustc"),
+        &dir,
+        merge,
+        &[NO_PASSES],
+    )?;
     if let Some(base) = &args.baseline {
         let base = fs::canonicalize(base)
             .with_context(|| format!("no toolchain directory at {}", base.display()))?;
@@ -208,27 +218,7 @@ fn measure(ctx: &Ctx, toolchain: &Path, dir: &Path, merge: bool) -> Result<Basel
     };
     eprintln!("== userspace workloads (callgrind)");
     let rustc = toolchain.join("bin/rustc");
-    let source = ctx.repo.join("bench/workloads.rs");
-    let mut outputs = BTreeMap::new();
-    for mode in MODES {
-        let exe = dir.join(format!("workloads-{mode}"));
-        let exe_flags = ["-Copt-level=2", "-o"];
-        compile(&rustc, (mode, merge), &exe_flags, &exe, &source)?;
-        for &name in WORKLOADS {
-            let (instructions, output) = callgrind(&exe, name)?;
-            eprintln!("  {name} {mode}: {instructions} instructions");
-            out.userspace
-                .entry(name.to_string())
-                .or_default()
-                .set(mode, instructions);
-            outputs.entry(name).or_insert_with(Vec::new).push(output);
-        }
-    }
-    for (name, outs) in &outputs {
-        if outs.iter().any(|o| o != &outs[0]) {
-            bail!("the workload {name} printed different results in the three modes: {outs:?}");
-        }
-    }
+    out.userspace = userspace(ctx, &rustc, dir, merge, &[])?;
 
     // The sites crate has no loops: nothing to merge.
     eprintln!("== .text per check site");
@@ -247,6 +237,46 @@ fn measure(ctx: &Ctx, toolchain: &Path, dir: &Path, merge: bool) -> Result<Basel
     }
     out.sites_text_aarch64 = sites_aarch64(ctx, &rustc, toolchain, &sites, dir)?;
     Ok(out)
+}
+
+/// The rustc flag that turns off the LLVM passes of the rustc series (patches 10 to 12), so that
+/// `bench` can show what they gain in each mode.
+const NO_PASSES: &str = "-Cllvm-args=-rustc-overflow-check-passes=false";
+
+/// Instructions of each userspace workload in the three modes, built with `extra` flags too.
+fn userspace(
+    ctx: &Ctx,
+    rustc: &Path,
+    dir: &Path,
+    merge: bool,
+    extra: &[&str],
+) -> Result<BTreeMap<String, Triple>> {
+    let source = ctx.repo.join("bench/workloads.rs");
+    let mut counts: BTreeMap<String, Triple> = BTreeMap::new();
+    let mut outputs = BTreeMap::new();
+    let suffix = if extra.is_empty() { "" } else { "-extra" };
+    for mode in MODES {
+        let exe = dir.join(format!("workloads-{mode}{suffix}"));
+        let mut exe_flags = vec!["-Copt-level=2"];
+        exe_flags.extend_from_slice(extra);
+        exe_flags.push("-o");
+        compile(rustc, (mode, merge), &exe_flags, &exe, &source)?;
+        for &name in WORKLOADS {
+            let (instructions, output) = callgrind(&exe, name)?;
+            eprintln!("  {name} {mode}: {instructions} instructions");
+            counts
+                .entry(name.to_string())
+                .or_default()
+                .set(mode, instructions);
+            outputs.entry(name).or_insert_with(Vec::new).push(output);
+        }
+    }
+    for (name, outs) in &outputs {
+        if outs.iter().any(|o| o != &outs[0]) {
+            bail!("the workload {name} printed different results in the three modes: {outs:?}");
+        }
+    }
+    Ok(counts)
 }
 
 /// What `program args...` prints, trimmed.
@@ -776,6 +806,7 @@ fn markdown(r: &Results) -> String {
     )
     .unwrap();
     writeln!(w, "Cycles: {}.\n", r.perf).unwrap();
+    passes_markdown(w, r);
 
     writeln!(w, "## Bytes per check site\n").unwrap();
     writeln!(
@@ -850,6 +881,49 @@ fn markdown(r: &Results) -> String {
     }
 
     s
+}
+
+/// What the LLVM passes of the rustc series gain in each mode: the same workloads built with
+/// and without them, by the same compiler.
+fn passes_markdown(w: &mut String, r: &Results) {
+    if r.userspace_without_passes.is_empty() {
+        return;
+    }
+    writeln!(w, "### What the LLVM passes gain, per mode
+").unwrap();
+    writeln!(
+        w,
+        "The same workloads built by the same compiler with `{NO_PASSES}`, which turns off the \
+         passes that drop the checks that cannot fail and version loops of counters (rustc \
+         patches 10 to 12). The passes run in every mode; the table above has them. Each cell: \
+         instructions without the passes, and the ratio with/without.\n"
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "| workload | off, without | with/without | panic, without | with/without | report, \
+         without | with/without | report/panic without |"
+    )
+    .unwrap();
+    writeln!(w, "|---|---:|---:|---:|---:|---:|---:|---:|").unwrap();
+    for (name, without) in &r.userspace_without_passes {
+        let Some(with) = r.userspace.get(name) else {
+            continue;
+        };
+        writeln!(
+            w,
+            "| {name} | {} | {:.4} | {} | {:.4} | {} | {:.4} | {:.4} |",
+            without.off,
+            ratio(with.off, without.off),
+            without.panic,
+            ratio(with.panic, without.panic),
+            without.report,
+            ratio(with.report, without.report),
+            without.report_panic()
+        )
+        .unwrap();
+    }
+    writeln!(w).unwrap();
 }
 
 /// The code, tables and descriptors of one architecture's builds, and what a site costs.

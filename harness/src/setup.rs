@@ -32,6 +32,8 @@ pub const PACKAGES: &[&str] = &[
     "lld-22",
     "llvm-22",
     "llvm-22-dev",
+    // opt and FileCheck, for the IR tests of the rustc series' LLVM passes.
+    "llvm-22-tools",
     "make",
     "python3",
     "python3-git",

@@ -88,6 +88,10 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         Ok((p, f)) => report.add("compiletest (rustc series)", p, f, ""),
         Err(e) => report.error("compiletest (rustc series)", e),
     }
+    match toolchain::llvm_ir_tests(ctx) {
+        Ok((p, f)) => report.add("IR tests of the LLVM passes (opt + FileCheck)", p, f, ""),
+        Err(e) => report.error("IR tests of the LLVM passes (opt + FileCheck)", e),
+    }
     if report_mode {
         match conformance::run(ctx) {
             Ok(s) => report.add("conformance (rustc)", s.passed, s.failed, ""),
