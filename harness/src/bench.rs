@@ -15,8 +15,8 @@ use serde::Serialize;
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel;
 use crate::measure::{
-    geomean, mode_flags, parse_callgrind, ratio, rust_objects, section_sizes, text_size,
-    Triple, SECTION_KINDS,
+    geomean, mode_flags, parse_callgrind, ratio, rust_objects, section_sizes, text_size, Triple,
+    SECTION_KINDS,
 };
 use crate::run::{capture, display, Lock};
 use crate::toolchain;
@@ -160,13 +160,8 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     results.sites_text = measured.sites_text;
     results.sites_text_aarch64 = measured.sites_text_aarch64;
     eprintln!("== userspace workloads without the series' LLVM passes ({NO_PASSES})");
-    results.userspace_without_passes = userspace(
-        ctx,
-        &toolchain.join("bin/rustc"),
-        &dir,
-        merge,
-        &[NO_PASSES],
-    )?;
+    results.userspace_without_passes =
+        userspace(ctx, &toolchain.join("bin/rustc"), &dir, merge, &[NO_PASSES])?;
     if let Some(base) = &args.baseline {
         let base = fs::canonicalize(base)
             .with_context(|| format!("no toolchain directory at {}", base.display()))?;
@@ -889,8 +884,7 @@ fn passes_markdown(w: &mut String, r: &Results) {
     if r.userspace_without_passes.is_empty() {
         return;
     }
-    writeln!(w, "### What the LLVM passes gain, per mode
-").unwrap();
+    writeln!(w, "### What the LLVM passes gain, per mode\n").unwrap();
     writeln!(
         w,
         "The same workloads built by the same compiler with `{NO_PASSES}`, which turns off the \

@@ -376,14 +376,23 @@ pub fn llvm_ir_tests(ctx: &Ctx) -> Result<(usize, usize)> {
         .arg(tests.join("plugin.cpp"))
         .arg(wrapper.join("MergeOverflowReports.cpp"));
     let log = ctx.log("llvm-ir-tests")?;
-    run_logged(cmd, "building the opt plugin", &log, Duration::from_secs(600))?;
+    run_logged(
+        cmd,
+        "building the opt plugin",
+        &log,
+        Duration::from_secs(600),
+    )?;
     let mut files: Vec<PathBuf> = fs::read_dir(&tests)?
         .map(|e| e.map(|e| e.path()))
         .collect::<std::io::Result<_>>()?;
     files.retain(|p| p.extension().is_some_and(|e| e == "ll"));
     files.sort();
     let bin = Path::new(LLVM_CONFIG).parent().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let (mut passed, mut failed) = (0, 0);
     for file in &files {
         for line in run_lines(&fs::read_to_string(file)?, file, &plugin) {
