@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A module built outside the kernel tree that overflows once with each checked operation.
+//! A module built outside the kernel tree that overflows once with each checked operation, and
+//! once with operands wider than a register.
 //!
 //! `test` builds it with `make M=...` against the x86_64 report-mode kernel, loads it, unloads it
 //! and loads it again, and checks each report's operation, operands and type, and the wrapped
@@ -26,7 +27,9 @@ impl kernel::Module for OverflowOot {
         let mul = black_box(70_000u32) * black_box(70_000);
         let neg = -black_box(i64::MIN);
         let shl = black_box(1u64) << black_box(70u32);
-        pr_info!("wrapped: add {add} sub {sub} mul {mul} neg {neg} shl {shl}\n");
+        // Wider than a register: the report is a call, not a trap, on every architecture.
+        let wide = black_box(u128::MAX) + black_box(2);
+        pr_info!("wrapped: add {add} sub {sub} mul {mul} neg {neg} shl {shl} wide {wide}\n");
         Ok(OverflowOot)
     }
 }

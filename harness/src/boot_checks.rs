@@ -45,8 +45,10 @@ const OOT_MESSAGES: &[&str] = &[
     "attempt to multiply with overflow: 70000_u32 * 70000_u32",
     "attempt to negate with overflow: -(-9223372036854775808_i64)",
     "attempt to shift left with overflow: 1_u64 << 70_u32",
+    "attempt to add with overflow: 0xffffffffffffffffffffffffffffffff_u128 + 2_u128",
 ];
-const OOT_WRAPPED: &str = "wrapped: add 44 sub 32767 mul 605032704 neg -9223372036854775808 shl 64";
+const OOT_WRAPPED: &str =
+    "wrapped: add 44 sub 32767 mul 605032704 neg -9223372036854775808 shl 64 wide 1";
 
 /// Builds `harness/oot` with `make M=` against the x86_64 report-mode build, in a copy in the
 /// work directory; returns the module file.
@@ -293,7 +295,9 @@ rmmod {OOT} && echo "overflow-harness: {OOT} unloaded"
     let reported: Vec<&str> = warns.iter().filter_map(|w| w.message.as_deref()).collect();
     let callers: Vec<&str> = warns.iter().filter_map(|w| w.caller.as_deref()).collect();
     checks.check(
-        &format!("out of tree: each WARN names a function of the module: {callers:?}"),
+        &format!(
+            "out of tree: each WARN, the call's too, names a function of the module: {callers:?}"
+        ),
         callers.len() == warns.len()
             && !callers.is_empty()
             && callers.iter().all(|c| c.ends_with(&format!("[{OOT}]"))),
@@ -301,8 +305,8 @@ rmmod {OOT} && echo "overflow-harness: {OOT} unloaded"
     let expected: Vec<&str> = OOT_MESSAGES.iter().chain(OOT_MESSAGES).copied().collect();
     checks.check(
         &format!(
-            "out of tree: each load reports add, sub, mul, neg and shl with their operands and \
-             types, in order: {reported:?}"
+            "out of tree: each load reports add, sub, mul, neg, shl and a u128 add (a call, not \
+             a trap) with their operands and types, in order: {reported:?}"
         ),
         reported == expected,
     );
