@@ -60,7 +60,7 @@ pub struct Args {
     #[arg(long)]
     pub no_crates: bool,
     /// Build the userspace and crates.io workloads' `report` mode with
-    /// `-Zmerge-overflow-reports` too (rustc patch 9). The kernel has no vector registers, so
+    /// `-Zmerge-overflow-reports` too (rustc patch 10). The kernel has no vector registers, so
     /// merging would change nothing there: its builds are the same either way.
     #[arg(long)]
     pub merge_reports: bool,
@@ -234,7 +234,7 @@ fn measure(ctx: &Ctx, toolchain: &Path, dir: &Path, merge: bool) -> Result<Basel
     Ok(out)
 }
 
-/// The rustc flag that turns off the LLVM passes of the rustc series (patches 10 to 12), so that
+/// The rustc flag that turns off the LLVM passes of the rustc series (patches 11 to 13), so that
 /// `bench` can show what they gain in each mode.
 const NO_PASSES: &str = "-Cllvm-args=-rustc-overflow-check-passes=false";
 
@@ -889,7 +889,7 @@ fn passes_markdown(w: &mut String, r: &Results) {
         w,
         "The same workloads built by the same compiler with `{NO_PASSES}`, which turns off the \
          passes that drop the checks that cannot fail and version loops of counters (rustc \
-         patches 10 to 12). The passes run in every mode; the table above has them. Each cell: \
+         patches 11 to 13). The passes run in every mode; the table above has them. Each cell: \
          instructions without the passes, and the ratio with/without.\n"
     )
     .unwrap();

@@ -88,7 +88,7 @@ const PROGRAMS: &[Program] = &[
     },
 ];
 
-/// The rustc flag that asks for merged loop reports (rustc patch 9).
+/// The rustc flag that asks for merged loop reports (rustc patch 10).
 const MERGE_FLAG: &str = "-Zmerge-overflow-reports";
 
 const MERGED: &[&str] = &[MERGE_FLAG, "--cfg", "merged_reports"];
