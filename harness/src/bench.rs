@@ -113,10 +113,29 @@ struct KernelSections {
     /// Bytes of the functions of the generated sites crate compiled with the kernel's own rustc
     /// command line (target, code model, relocation model, features, trap template), by shape.
     sites: BTreeMap<String, Triple>,
+    /// The same functions in report mode with the other lowerings considered, by shape.
+    alternatives: BTreeMap<String, Alternatives>,
     /// The last two lines of `scripts/bloat-o-meter` of the panic `vmlinux` against the report
     /// one: functions added, removed, grown and shrunk, and the total.
     bloat_o_meter: Vec<String>,
 }
+
+/// Bytes of the sites crate's functions compiled with report mode's command line and another
+/// lowering of a failed check (the alternatives of the cover letter).
+#[derive(Serialize, Default, Clone, Copy)]
+struct Alternatives {
+    /// Without the trap template: every failed check calls the report entry point with a
+    /// descriptor and the operands, as C calls `__ubsan_handle_add_overflow(data, lhs, rhs)`.
+    call: u64,
+    /// With a template that is only a trap of the size of UBSAN's (`BARE_TRAP_X86_64`,
+    /// `BARE_TRAP_ARM64`): no bug-table entry, no descriptor.
+    bare_trap: u64,
+}
+
+/// UBSAN's trap for an add overflow as clang emits it with `-fsanitize-trap` on x86_64 (5 bytes)
+/// and arm64 (`0x5500 | SanitizerHandler::AddOverflow`, 4 bytes).
+const BARE_TRAP_X86_64: &str = "ud1l 0(%eax), %eax\n";
+const BARE_TRAP_ARM64: &str = "brk #0x5500\n";
 
 /// The userspace and per-site measurements of one toolchain.
 #[derive(Serialize, Default)]
@@ -474,7 +493,12 @@ fn site_functions(shape: SiteShape) -> String {
 /// `samples/rust/rust_minimal.o` in the kernel build directory `out` (its target, code model,
 /// relocation model, target features, overflow-checks flags and trap template), and returns
 /// the bytes of its `site_*` functions.
-fn kernel_sites(ctx: &Ctx, out: &Path, name: &str) -> Result<Vec<(SiteShape, u64)>> {
+fn kernel_sites(
+    ctx: &Ctx,
+    out: &Path,
+    name: &str,
+    trap: TrapTemplate,
+) -> Result<Vec<(SiteShape, u64)>> {
     let cmd_file = out.join("samples/rust/.rust_minimal.o.cmd");
     let saved = fs::read_to_string(&cmd_file).with_context(|| {
         format!(
@@ -491,6 +515,7 @@ fn kernel_sites(ctx: &Ctx, out: &Path, name: &str) -> Result<Vec<(SiteShape, u64
         fs::write(&source, format!("{SITES_HEADER}{}", site_functions(shape)))?;
         let obj = dir.join(format!("sites-{}.o", shape.name()));
         let command = sites_command(&saved, &source, &obj, &dir)
+            .and_then(|c| with_trap_template(&c, &trap))
             .with_context(|| format!("in {}", cmd_file.display()))?;
         let mut cmd = Command::new("sh");
         cmd.arg("-c").arg(&command).current_dir(out);
@@ -498,6 +523,37 @@ fn kernel_sites(ctx: &Ctx, out: &Path, name: &str) -> Result<Vec<(SiteShape, u64
         bytes.push((shape, function_bytes(&obj, "site_")?));
     }
     Ok(bytes)
+}
+
+/// Which trap template the per-site measurement compiles with.
+enum TrapTemplate {
+    /// The one of the kernel's command line, if any.
+    Kernel,
+    /// None: failed checks call the report entry point.
+    Without,
+    /// This file instead of the kernel's.
+    Replaced(PathBuf),
+}
+
+/// `command` with its `-Zoverflow-report-trap=` option kept, removed or replaced.
+fn with_trap_template(command: &str, trap: &TrapTemplate) -> Result<String> {
+    const OPTION: &str = "-Zoverflow-report-trap=";
+    if let TrapTemplate::Kernel = trap {
+        return Ok(command.to_string());
+    }
+    if !command.split(' ').any(|w| w.starts_with(OPTION)) {
+        bail!(
+            "no `{OPTION}` in the report-mode command line: the alternatives to the trap are \
+             measured only where the kernel uses it (x86_64 and arm64 with \
+             CONFIG_DEBUG_BUGVERBOSE=y)"
+        );
+    }
+    let words = command.split(' ').filter_map(|w| match (w.starts_with(OPTION), trap) {
+        (false, _) => Some(w.to_string()),
+        (true, TrapTemplate::Replaced(file)) => Some(format!("{OPTION}{}", file.display())),
+        (true, _) => None,
+    });
+    Ok(words.collect::<Vec<_>>().join(" "))
 }
 
 /// kbuild's saved command line for `samples/rust/rust_minimal.o`, rewritten to compile
@@ -613,12 +669,36 @@ fn kernel_sizes(
                 Mode::Off => {}
             }
         }
-        for (shape, bytes) in kernel_sites(ctx, &out, &format!("{arch}-{mode}"))? {
+        let name = format!("{arch}-{mode}");
+        for (shape, bytes) in kernel_sites(ctx, &out, &name, TrapTemplate::Kernel)? {
             sections
                 .sites
                 .entry(shape.name().into())
                 .or_default()
                 .set(mode, bytes);
+        }
+        if mode == Mode::Report {
+            let dir = ctx.work.join("bench").join(format!("sites-{name}"));
+            let bare = dir.join("bare-trap.S");
+            fs::write(
+                &bare,
+                match arch {
+                    Arch::X86_64 => BARE_TRAP_X86_64,
+                    Arch::Arm64 => BARE_TRAP_ARM64,
+                },
+            )?;
+            let call = kernel_sites(ctx, &out, &format!("{name}-call"), TrapTemplate::Without)?;
+            let trap = kernel_sites(
+                ctx,
+                &out,
+                &format!("{name}-bare-trap"),
+                TrapTemplate::Replaced(bare),
+            )?;
+            for ((shape, call), (_, bare_trap)) in call.into_iter().zip(trap) {
+                sections
+                    .alternatives
+                    .insert(shape.name().into(), Alternatives { call, bare_trap });
+            }
         }
         let vmlinux = section_sizes(&out.join("vmlinux"))?;
         let text = vmlinux.get("text").copied().unwrap_or(0);
@@ -1005,6 +1085,9 @@ fn sections_markdown(w: &mut String, arch: &str, s: &KernelSections) {
         }
         writeln!(w).unwrap();
     }
+    if !s.alternatives.is_empty() {
+        alternatives_markdown(w, s);
+    }
     if !s.bloat_o_meter.is_empty() {
         writeln!(
             w,
@@ -1013,6 +1096,40 @@ fn sections_markdown(w: &mut String, arch: &str, s: &KernelSections) {
         )
         .unwrap();
     }
+}
+
+/// The per-site table of the lowerings considered (the cover letter's alternatives).
+fn alternatives_markdown(w: &mut String, s: &KernelSections) {
+    writeln!(
+        w,
+        "The lowerings considered, per site over `off`, the same functions and command lines: \
+         `panic`, today's call of `panic_const_*_overflow`; `call`, report mode without the trap \
+         template, so each failed check calls the report entry point with a descriptor and the \
+         operands, the ABI of UBSAN's `__ubsan_handle_add_overflow(data, lhs, rhs)`; `bare \
+         trap`, report mode with a template that is only a trap of the size of UBSAN's \
+         `-fsanitize-trap` (`{}` / `{}`: no location, no operands, no bug-table entry; UBSAN's is \
+         fatal, and LLVM treats it as `noreturn`, so it would also fold later checks as `panic` \
+         does); `trap`, this series (the trap with the operands' registers and its bug-table \
+         entry, which is not `.text`).\n",
+        BARE_TRAP_X86_64.trim_end(),
+        BARE_TRAP_ARM64.trim_end()
+    )
+    .unwrap();
+    writeln!(w, "| shape | panic | call | bare trap | trap |").unwrap();
+    writeln!(w, "|---|---:|---:|---:|---:|").unwrap();
+    for (shape, alt) in &s.alternatives {
+        let Some(t) = s.sites.get(shape) else { continue };
+        writeln!(
+            w,
+            "| {shape} | {:.1} B | {:.1} B | {:.1} B | {:.1} B |",
+            per_site(t.panic, t.off),
+            per_site(alt.call, t.off),
+            per_site(alt.bare_trap, t.off),
+            per_site(t.report, t.off)
+        )
+        .unwrap();
+    }
+    writeln!(w).unwrap();
 }
 
 fn row(w: &mut String, name: &str, t: &Triple) {
@@ -1050,6 +1167,22 @@ mod tests {
         let calls = site_functions(SiteShape::Call);
         assert_eq!(calls.matches("unsafe { sink(r) }").count(), SITES);
         assert!(calls.contains("let r = (a ^ 1) - b;"));
+    }
+
+    #[test]
+    fn the_trap_template_is_kept_removed_or_replaced() {
+        let cmd = "rustc -Coverflow-checks=report -Zoverflow-report-trap=./rust/t.asm x.rs";
+        assert_eq!(with_trap_template(cmd, &TrapTemplate::Kernel).unwrap(), cmd);
+        assert_eq!(
+            with_trap_template(cmd, &TrapTemplate::Without).unwrap(),
+            "rustc -Coverflow-checks=report x.rs"
+        );
+        assert_eq!(
+            with_trap_template(cmd, &TrapTemplate::Replaced("/b.S".into())).unwrap(),
+            "rustc -Coverflow-checks=report -Zoverflow-report-trap=/b.S x.rs"
+        );
+        let without = with_trap_template("rustc x.rs", &TrapTemplate::Without).unwrap_err();
+        assert!(without.to_string().contains("no `-Zoverflow-report-trap=`"));
     }
 
     #[test]
