@@ -548,11 +548,13 @@ fn with_trap_template(command: &str, trap: &TrapTemplate) -> Result<String> {
              CONFIG_DEBUG_BUGVERBOSE=y)"
         );
     }
-    let words = command.split(' ').filter_map(|w| match (w.starts_with(OPTION), trap) {
-        (false, _) => Some(w.to_string()),
-        (true, TrapTemplate::Replaced(file)) => Some(format!("{OPTION}{}", file.display())),
-        (true, _) => None,
-    });
+    let words = command
+        .split(' ')
+        .filter_map(|w| match (w.starts_with(OPTION), trap) {
+            (false, _) => Some(w.to_string()),
+            (true, TrapTemplate::Replaced(file)) => Some(format!("{OPTION}{}", file.display())),
+            (true, _) => None,
+        });
     Ok(words.collect::<Vec<_>>().join(" "))
 }
 
@@ -1118,7 +1120,9 @@ fn alternatives_markdown(w: &mut String, s: &KernelSections) {
     writeln!(w, "| shape | panic | call | bare trap | trap |").unwrap();
     writeln!(w, "|---|---:|---:|---:|---:|").unwrap();
     for (shape, alt) in &s.alternatives {
-        let Some(t) = s.sites.get(shape) else { continue };
+        let Some(t) = s.sites.get(shape) else {
+            continue;
+        };
         writeln!(
             w,
             "| {shape} | {:.1} B | {:.1} B | {:.1} B | {:.1} B |",
