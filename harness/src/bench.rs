@@ -113,6 +113,8 @@ struct KernelSections {
     /// Bytes of the functions of the generated sites crate compiled with the kernel's own rustc
     /// command line (target, code model, relocation model, features, trap template), by shape.
     sites: BTreeMap<String, Triple>,
+    /// The same with `-Copt-level=s` instead of the kernel's opt-level, by shape.
+    sites_for_size: BTreeMap<String, Triple>,
     /// The same functions in report mode with the other lowerings considered, by shape.
     alternatives: BTreeMap<String, Alternatives>,
     /// The last two lines of `scripts/bloat-o-meter` of the panic `vmlinux` against the report
@@ -498,6 +500,7 @@ fn kernel_sites(
     out: &Path,
     name: &str,
     trap: TrapTemplate,
+    for_size: bool,
 ) -> Result<Vec<(SiteShape, u64)>> {
     let cmd_file = out.join("samples/rust/.rust_minimal.o.cmd");
     let saved = fs::read_to_string(&cmd_file).with_context(|| {
@@ -516,6 +519,13 @@ fn kernel_sites(
         let obj = dir.join(format!("sites-{}.o", shape.name()));
         let command = sites_command(&saved, &source, &obj, &dir)
             .and_then(|c| with_trap_template(&c, &trap))
+            .and_then(|c| {
+                if for_size {
+                    with_size_opt_level(&c)
+                } else {
+                    Ok(c)
+                }
+            })
             .with_context(|| format!("in {}", cmd_file.display()))?;
         let mut cmd = Command::new("sh");
         cmd.arg("-c").arg(&command).current_dir(out);
@@ -523,6 +533,23 @@ fn kernel_sites(
         bytes.push((shape, function_bytes(&obj, "site_")?));
     }
     Ok(bytes)
+}
+
+/// `command` with `-Copt-level=s`, as `CONFIG_CC_OPTIMIZE_FOR_SIZE=y` builds Rust, instead of its
+/// own opt-level.
+fn with_size_opt_level(command: &str) -> Result<String> {
+    const OPTION: &str = "-Copt-level=";
+    if !command.split(' ').any(|w| w.starts_with(OPTION)) {
+        bail!("no `{OPTION}` in the command line");
+    }
+    let words = command.split(' ').map(|w| {
+        if w.starts_with(OPTION) {
+            "-Copt-level=s"
+        } else {
+            w
+        }
+    });
+    Ok(words.collect::<Vec<_>>().join(" "))
 }
 
 /// Which trap template the per-site measurement compiles with.
@@ -672,9 +699,17 @@ fn kernel_sizes(
             }
         }
         let name = format!("{arch}-{mode}");
-        for (shape, bytes) in kernel_sites(ctx, &out, &name, TrapTemplate::Kernel)? {
+        for (shape, bytes) in kernel_sites(ctx, &out, &name, TrapTemplate::Kernel, false)? {
             sections
                 .sites
+                .entry(shape.name().into())
+                .or_default()
+                .set(mode, bytes);
+        }
+        let size = format!("{name}-size");
+        for (shape, bytes) in kernel_sites(ctx, &out, &size, TrapTemplate::Kernel, true)? {
+            sections
+                .sites_for_size
                 .entry(shape.name().into())
                 .or_default()
                 .set(mode, bytes);
@@ -689,12 +724,19 @@ fn kernel_sizes(
                     Arch::Arm64 => BARE_TRAP_ARM64,
                 },
             )?;
-            let call = kernel_sites(ctx, &out, &format!("{name}-call"), TrapTemplate::Without)?;
+            let call = kernel_sites(
+                ctx,
+                &out,
+                &format!("{name}-call"),
+                TrapTemplate::Without,
+                false,
+            )?;
             let trap = kernel_sites(
                 ctx,
                 &out,
                 &format!("{name}-bare-trap"),
                 TrapTemplate::Replaced(bare),
+                false,
             )?;
             for ((shape, call), (_, bare_trap)) in call.into_iter().zip(trap) {
                 sections
@@ -1063,7 +1105,9 @@ fn sections_markdown(w: &mut String, arch: &str, s: &KernelSections) {
              code model, relocation model, target features, and in report mode the kernel's \
              trap template). Bytes of the `site_*` functions (`llvm-nm -S`, without padding). \
              `leaf`: `(a ^ i) op b`; `call`: the same, then the result passed to an external \
-             function, so that the function has a frame in every mode.\n"
+             function, so that the function has a frame in every mode. Rows marked `s`: the same \
+             command lines with `-Copt-level=s`, as `CONFIG_CC_OPTIMIZE_FOR_SIZE=y` builds Rust, \
+             where the trap is laid out in line (rustc patch 9).\n"
         )
         .unwrap();
         writeln!(
@@ -1073,7 +1117,12 @@ fn sections_markdown(w: &mut String, arch: &str, s: &KernelSections) {
         )
         .unwrap();
         writeln!(w, "|---|---:|---:|---:|---:|---:|---:|").unwrap();
-        for (shape, t) in &s.sites {
+        let rows = s.sites.iter().map(|(shape, t)| (shape.clone(), t));
+        let for_size = s
+            .sites_for_size
+            .iter()
+            .map(|(shape, t)| (format!("{shape}, `s`"), t));
+        for (shape, t) in rows.chain(for_size) {
             let (panic, report) = (per_site(t.panic, t.off), per_site(t.report, t.off));
             writeln!(
                 w,
@@ -1187,6 +1236,15 @@ mod tests {
         );
         let without = with_trap_template("rustc x.rs", &TrapTemplate::Without).unwrap_err();
         assert!(without.to_string().contains("no `-Zoverflow-report-trap=`"));
+    }
+
+    #[test]
+    fn the_opt_level_is_replaced_by_s() {
+        assert_eq!(
+            with_size_opt_level("rustc -Copt-level=2 x.rs").unwrap(),
+            "rustc -Copt-level=s x.rs"
+        );
+        assert!(with_size_opt_level("rustc x.rs").is_err());
     }
 
     #[test]
