@@ -535,21 +535,27 @@ fn kernel_sites(
     Ok(bytes)
 }
 
+/// `command` with its words that start with `option` set to `option` followed by `value`, or
+/// removed if `value` is `None`; `None` if it has no such word.
+fn with_option(command: &str, option: &str, value: Option<&str>) -> Option<String> {
+    let words: Vec<&str> = command.split(' ').collect();
+    if !words.iter().any(|w| w.starts_with(option)) {
+        return None;
+    }
+    let words = words
+        .into_iter()
+        .filter_map(|w| match (w.starts_with(option), value) {
+            (false, _) => Some(w.to_string()),
+            (true, Some(value)) => Some(format!("{option}{value}")),
+            (true, None) => None,
+        });
+    Some(words.collect::<Vec<_>>().join(" "))
+}
+
 /// `command` with `-Copt-level=s`, as `CONFIG_CC_OPTIMIZE_FOR_SIZE=y` builds Rust, instead of its
 /// own opt-level.
 fn with_size_opt_level(command: &str) -> Result<String> {
-    const OPTION: &str = "-Copt-level=";
-    if !command.split(' ').any(|w| w.starts_with(OPTION)) {
-        bail!("no `{OPTION}` in the command line");
-    }
-    let words = command.split(' ').map(|w| {
-        if w.starts_with(OPTION) {
-            "-Copt-level=s"
-        } else {
-            w
-        }
-    });
-    Ok(words.collect::<Vec<_>>().join(" "))
+    with_option(command, "-Copt-level=", Some("s")).context("no `-Copt-level=` in the command line")
 }
 
 /// Which trap template the per-site measurement compiles with.
@@ -565,24 +571,20 @@ enum TrapTemplate {
 /// `command` with its `-Zoverflow-report-trap=` option kept, removed or replaced.
 fn with_trap_template(command: &str, trap: &TrapTemplate) -> Result<String> {
     const OPTION: &str = "-Zoverflow-report-trap=";
-    if let TrapTemplate::Kernel = trap {
-        return Ok(command.to_string());
-    }
-    if !command.split(' ').any(|w| w.starts_with(OPTION)) {
-        bail!(
+    let rewritten = match trap {
+        TrapTemplate::Kernel => return Ok(command.to_string()),
+        TrapTemplate::Without => with_option(command, OPTION, None),
+        TrapTemplate::Replaced(file) => {
+            with_option(command, OPTION, Some(&file.display().to_string()))
+        }
+    };
+    rewritten.with_context(|| {
+        format!(
             "no `{OPTION}` in the report-mode command line: the alternatives to the trap are \
              measured only where the kernel uses it (x86_64 and arm64 with \
              CONFIG_DEBUG_BUGVERBOSE=y)"
-        );
-    }
-    let words = command
-        .split(' ')
-        .filter_map(|w| match (w.starts_with(OPTION), trap) {
-            (false, _) => Some(w.to_string()),
-            (true, TrapTemplate::Replaced(file)) => Some(format!("{OPTION}{}", file.display())),
-            (true, _) => None,
-        });
-    Ok(words.collect::<Vec<_>>().join(" "))
+        )
+    })
 }
 
 /// kbuild's saved command line for `samples/rust/rust_minimal.o`, rewritten to compile
@@ -715,8 +717,7 @@ fn kernel_sizes(
                 .set(mode, bytes);
         }
         if mode == Mode::Report {
-            let dir = ctx.work.join("bench").join(format!("sites-{name}"));
-            let bare = dir.join("bare-trap.S");
+            let bare = ctx.work.join("bench").join(format!("bare-trap-{arch}.S"));
             fs::write(
                 &bare,
                 match arch {
