@@ -659,15 +659,15 @@ fn kernel_sizes(
     let mut sections = KernelSections::default();
     for mode in MODES {
         let out = ctx.work.join("bench").join(format!("kernel-{arch}-{mode}"));
-        let mut fragment = String::new();
-        for f in [
-            "kernel/base.config",
-            &format!("kernel/{arch}.config"),
-            "kunit/rust.kunitconfig",
-        ] {
-            fragment += &fs::read_to_string(ctx.repo.join("configs").join(f))?;
-        }
-        fragment += mode.kconfig();
+        let fragment = kernel::read_fragment(
+            ctx,
+            &[
+                "kernel/base.config".into(),
+                format!("kernel/{arch}.config"),
+                "kunit/rust.kunitconfig".into(),
+            ],
+            mode,
+        )?;
         {
             let _lock = Lock::acquire(&ctx.heavy_lock())?;
             kernel::make_kernel(
@@ -677,6 +677,7 @@ fn kernel_sizes(
                 arch,
                 &ctx.make_vars(toolchain),
                 &fragment,
+                kernel::Base::Defaults,
                 &format!("bench-kernel-{arch}-{mode}"),
             )?;
         }

@@ -79,6 +79,17 @@ pub struct Boot {
 }
 
 impl Boot {
+    /// What the kernel printed on the console before userspace dumped `dmesg`: the log of a
+    /// boot whose built-in KUnit suites ran, for `kunit.py parse`.
+    pub fn console_before_dmesg(&self) -> Result<String> {
+        let text = fs::read_to_string(&self.console_log)
+            .with_context(|| format!("reading {}", self.console_log.display()))?;
+        Ok(match text.split_once(DMESG_BEGIN) {
+            Some((before, _)) => before.to_string(),
+            None => text,
+        })
+    }
+
     pub fn summary(&self) -> String {
         let mut out = format!("console log: {}\n", self.console_log.display());
         out += &format!("{} WARN report(s)\n", self.console.warns.len());

@@ -156,9 +156,14 @@ fn boot_with(ctx: &Ctx, label: &str, cmdline: &[&str], script: &str) -> Result<O
 
 /// Boots the built x86_64 report-mode kernel with `args` (whose architecture and mode it sets).
 fn boot_with_args(ctx: &Ctx, label: &str, args: boot::Args) -> Result<Outcome> {
+    // Of the Rust KUnit suites built into the kernel, only the overflow-report suite runs at
+    // these boots: the `kunit` step of `test` runs them all on this kernel.
+    let mut cmdline = vec![format!("kunit.filter_glob={SUITE}")];
+    cmdline.extend(args.cmdline);
     let args = boot::Args {
         arch: Arch::X86_64,
         mode: Mode::Report,
+        cmdline,
         ..args
     };
     let out = crate::kernel::completed_build(ctx, Arch::X86_64, Mode::Report)?;

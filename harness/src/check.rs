@@ -201,7 +201,16 @@ fn make_x86_64(
     label: &str,
 ) -> Result<()> {
     let _lock = Lock::acquire(&ctx.heavy_lock())?;
-    kernel::make_kernel(ctx, src, out, Arch::X86_64, vars, fragment, label)
+    kernel::make_kernel(
+        ctx,
+        src,
+        out,
+        Arch::X86_64,
+        vars,
+        fragment,
+        kernel::Base::AllNo,
+        label,
+    )
 }
 
 /// The files the series adds or changes.

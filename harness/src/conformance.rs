@@ -325,30 +325,41 @@ pub fn run(ctx: &Ctx) -> Result<Summary> {
     let out = ctx.work.join("conformance");
     fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
 
-    let mut rows = Vec::new();
-    for program in PROGRAMS {
-        for &mode in program.modes {
-            for &(opt, flags) in OPT_VARIANTS {
-                let variant = Variant {
-                    name: format!("{}-{mode}-{opt}", program.file.trim_end_matches(".rs")),
-                    source: src.join(program.file),
-                    mode,
-                    flags: program.flags(opt, flags),
-                };
-                let result = run_program(ctx, &rustc, &variant, &out);
-                rows.push((format!("{} {mode} {opt}", program.file), result));
+    // The x86_64 programs and the aarch64 ones are independent, and each compile runs on one
+    // core: two threads keep both cores busy.
+    let (mut rows, aarch64_rows) = std::thread::scope(|scope| {
+        let aarch64_rows = scope.spawn(|| {
+            let out = out.join("aarch64");
+            let mut rows = Vec::new();
+            let result = aarch64(ctx, &rustc, &toolchain, &src, &out);
+            rows.push((format!("aarch64_no_std.rs report {AARCH64_TARGET}"), result));
+            for &(opt, flags) in AARCH64_MERGED_VARIANTS {
+                let result = aarch64_merged(ctx, &rustc, &src, &out, opt, flags);
+                rows.push((
+                    format!("aarch64_merged.rs report {opt} {QEMU_AARCH64}"),
+                    result,
+                ));
+            }
+            rows
+        });
+        let mut rows = Vec::new();
+        for program in PROGRAMS {
+            for &mode in program.modes {
+                for &(opt, flags) in OPT_VARIANTS {
+                    let variant = Variant {
+                        name: format!("{}-{mode}-{opt}", program.file.trim_end_matches(".rs")),
+                        source: src.join(program.file),
+                        mode,
+                        flags: program.flags(opt, flags),
+                    };
+                    let result = run_program(ctx, &rustc, &variant, &out);
+                    rows.push((format!("{} {mode} {opt}", program.file), result));
+                }
             }
         }
-    }
-    let result = aarch64(ctx, &rustc, &toolchain, &src, &out.join("aarch64"));
-    rows.push((format!("aarch64_no_std.rs report {AARCH64_TARGET}"), result));
-    for &(opt, flags) in AARCH64_MERGED_VARIANTS {
-        let result = aarch64_merged(ctx, &rustc, &src, &out.join("aarch64"), opt, flags);
-        rows.push((
-            format!("aarch64_merged.rs report {opt} {QEMU_AARCH64}"),
-            result,
-        ));
-    }
+        (rows, aarch64_rows.join())
+    });
+    rows.extend(aarch64_rows.map_err(|_| anyhow::anyhow!("the aarch64 conformance thread panicked"))?);
 
     let mut total = Summary::default();
     eprintln!("conformance:");

@@ -246,10 +246,10 @@ fn failures(r: &Results) -> Vec<String> {
 /// sample overflows on purpose), the same drivers in every mode.
 fn fragment_files(arch: Arch) -> [String; 4] {
     [
-        "base.config".into(),
-        format!("{arch}.config"),
-        "drivers.config".into(),
-        format!("drivers-{arch}.config"),
+        "kernel/base.config".into(),
+        format!("kernel/{arch}.config"),
+        "kernel/drivers.config".into(),
+        format!("kernel/drivers-{arch}.config"),
     ]
 }
 
@@ -281,7 +281,16 @@ fn build(
         fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
     }
     let label = format!("drivers-{arch}-{mode}");
-    kernel::make_kernel(ctx, &ctx.linux_src(), &out, arch, vars, &fragment, &label)?;
+    kernel::make_kernel(
+        ctx,
+        &ctx.linux_src(),
+        &out,
+        arch,
+        vars,
+        &fragment,
+        kernel::Base::Defaults,
+        &label,
+    )?;
     fs::copy(ctx.work.join(format!("logs/{label}.log")), &log)?;
     fs::write(out.join(COMPLETE), key)?;
     Ok(Built { mode, out, log })
@@ -472,13 +481,13 @@ fn markdown(r: &Results) -> String {
     writeln!(
         w,
         "Written by `cargo run --release -- drivers --arch {arch}` on {}.\nToolchain: {}. \
-         Tree: {}.\n\nConfiguration: `configs/kernel/{}` and the mode's overflow-checks \
+         Tree: {}.\n\nConfiguration: `configs/{}` and the mode's overflow-checks \
          settings, built with `make LLVM=-22 CLIPPY=1`, each mode from an empty build \
          directory.\n",
         r.date,
         r.toolchain,
         r.head,
-        fragment_files(arch).join("`, `configs/kernel/")
+        fragment_files(arch).join("`, `configs/")
     )
     .unwrap();
 

@@ -140,18 +140,22 @@ pub fn head(src: &Path) -> Result<String> {
     Ok(capture(cmd, Duration::from_secs(60))?.trim().to_string())
 }
 
-/// The configuration fragment for a build, from `configs/kernel/` and the mode.
+/// The configuration fragment for a build, from `configs/` and the mode. In report mode, the
+/// x86_64 kernel is also what `test` runs KUnit on for x86_64: it has the sample and every Rust
+/// KUnit suite built in (`configs/kunit/rust.kunitconfig`).
 fn fragment(ctx: &Ctx, arch: Arch, mode: Mode) -> Result<String> {
-    let mut files = vec!["base.config".to_string(), format!("{arch}.config")];
+    let mut files = vec!["kernel/base.config".to_string(), format!("kernel/{arch}.config")];
     if mode == Mode::Report {
-        files.push("demo-report.config".into());
+        files.push("kernel/demo-report.config".into());
+        files.push("kunit/rust.kunitconfig".into());
     }
     read_fragment(ctx, &files, mode)
 }
 
-/// The files of `configs/kernel/` named by `files`, in order, and the mode's settings.
+/// The files of `configs/` named by `files` (`kernel/base.config`, ...), in order, and the
+/// mode's settings.
 pub fn read_fragment(ctx: &Ctx, files: &[String], mode: Mode) -> Result<String> {
-    let dir = ctx.repo.join("configs/kernel");
+    let dir = ctx.repo.join("configs");
     let mut text = String::new();
     for name in files {
         let path = dir.join(name);
@@ -206,6 +210,7 @@ pub fn build(ctx: &Ctx, args: &BuildArgs) -> Result<PathBuf> {
         args.arch,
         &ctx.make_vars(&toolchain),
         &fragment,
+        Base::AllNo,
         &label,
     )?;
     fs::write(
@@ -215,22 +220,43 @@ pub fn build(ctx: &Ctx, args: &BuildArgs) -> Result<PathBuf> {
     Ok(out)
 }
 
-/// Configures `out` from `fragment` with `make olddefconfig`, checks that every option of the
-/// fragment took, and builds the kernel and its modules. The caller holds the heavy lock.
-pub fn make_kernel(
-    ctx: &Ctx,
+/// What a fragment is applied to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// Every other option at its default (`make olddefconfig`), as `kunit.py` configures.
+    Defaults,
+    /// Every other option off where it can be (`make allnoconfig` with the fragment as
+    /// `KCONFIG_ALLCONFIG`): about a third fewer C files on arm64, for the kernels of `test`.
+    AllNo,
+}
+
+/// Configures `out` from `fragment` on `base`, and checks that every option of the fragment
+/// took. `arch` is the kernel's `ARCH`.
+pub fn configure(
     src: &Path,
     out: &Path,
-    arch: Arch,
+    arch: &str,
     vars: &[String],
     fragment: &str,
-    label: &str,
+    base: Base,
+    log: &Path,
 ) -> Result<()> {
     fs::create_dir_all(out)?;
-    let log = ctx.log(label)?;
-    fs::write(out.join(".config"), fragment)?;
-    let olddefconfig = make(src, out, arch, vars, &["olddefconfig"]);
-    run_logged(olddefconfig, "make olddefconfig", &log, MAKE_TIMEOUT)?;
+    let _ = fs::remove_file(out.join(".config"));
+    let cmd = match base {
+        Base::Defaults => {
+            fs::write(out.join(".config"), fragment)?;
+            make_arch(src, out, arch, vars, &["olddefconfig"])
+        }
+        Base::AllNo => {
+            let path = out.join(".overflow-harness-fragment");
+            fs::write(&path, fragment)?;
+            let mut cmd = make_arch(src, out, arch, vars, &["allnoconfig"]);
+            cmd.arg(format!("KCONFIG_ALLCONFIG={}", path.display()));
+            cmd
+        }
+    };
+    run_logged(cmd, &format!("configure ({base:?})"), log, MAKE_TIMEOUT)?;
     let config = fs::read_to_string(out.join(".config"))?;
     let missing = missing_options(fragment, &config);
     if !missing.is_empty() {
@@ -242,6 +268,24 @@ pub fn make_kernel(
             log.display()
         );
     }
+    Ok(())
+}
+
+/// Configures `out` from `fragment` on `base`, checks that every option of the fragment took,
+/// and builds the kernel and its modules. The caller holds the heavy lock.
+#[allow(clippy::too_many_arguments)]
+pub fn make_kernel(
+    ctx: &Ctx,
+    src: &Path,
+    out: &Path,
+    arch: Arch,
+    vars: &[String],
+    fragment: &str,
+    base: Base,
+    label: &str,
+) -> Result<()> {
+    let log = ctx.log(label)?;
+    configure(src, out, arch.kernel_arch(), vars, fragment, base, &log)?;
     run_logged(
         make(src, out, arch, vars, &["all"]),
         &format!("make ({label})"),
@@ -252,11 +296,22 @@ pub fn make_kernel(
 
 /// `make -C src O=out ARCH=arch vars... -jN targets...`.
 pub fn make(src: &Path, out: &Path, arch: Arch, vars: &[String], targets: &[&str]) -> Command {
+    make_arch(src, out, arch.kernel_arch(), vars, targets)
+}
+
+/// [`make`] for any kernel `ARCH`, also those the rest of the harness does not boot.
+pub fn make_arch(
+    src: &Path,
+    out: &Path,
+    arch: &str,
+    vars: &[String],
+    targets: &[&str],
+) -> Command {
     let mut cmd = Command::new("make");
     cmd.arg("-C")
         .arg(src)
         .arg(format!("O={}", out.display()))
-        .arg(format!("ARCH={}", arch.kernel_arch()))
+        .arg(format!("ARCH={arch}"))
         .args(vars)
         .arg(format!(
             "-j{}",

@@ -217,6 +217,37 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
     let json = dir.join("results.json");
     let _ = fs::remove_file(&json);
     let configs = ctx.repo.join("configs");
+    let mut kunitconfigs = vec![configs.join("kunit/rust.kunitconfig")];
+    if kernel::has_kconfig(&src, "RUST_OVERFLOW_REPORT_KUNIT_TEST") && args.mode == Mode::Report {
+        kunitconfigs.push(configs.join("kunit/overflow-report.kunitconfig"));
+    }
+    let vars = ctx.make_vars(&toolchain);
+    let _lock = Lock::acquire(&ctx.heavy_lock())?;
+    let label = format!("kunit-{}-{}", args.arch, args.mode);
+    let log = ctx.log(&label)?;
+    // kunit.py configures with `make olddefconfig`, every other option at its default. Except on
+    // UML, whose defaults are small, start from `make allnoconfig` instead and hand kunit.py the
+    // whole result as its kunitconfig: the same tests in a smaller kernel.
+    if args.arch != KunitArch::Um {
+        let mut fragment = String::new();
+        for path in &kunitconfigs {
+            fragment += &fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+        }
+        fragment += args.mode.kconfig();
+        fragment += &qemu_kconfig(&src, args.arch)?;
+        let out = dir.join("allnoconfig");
+        kernel::configure(
+            &src,
+            &out,
+            args.arch.kernel_arch(),
+            &vars,
+            &fragment,
+            kernel::Base::AllNo,
+            &log,
+        )?;
+        kunitconfigs = vec![out.join(".config")];
+    }
 
     let mut cmd = Command::new("python3");
     cmd.current_dir(&src)
@@ -229,16 +260,9 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
             std::thread::available_parallelism().map_or(2, |n| n.get())
         ))
         .arg("--timeout=1200")
-        .arg(format!("--json={}", json.display()))
-        .arg(format!(
-            "--kunitconfig={}",
-            configs.join("kunit/rust.kunitconfig").display()
-        ));
-    if kernel::has_kconfig(&src, "RUST_OVERFLOW_REPORT_KUNIT_TEST") && args.mode == Mode::Report {
-        cmd.arg(format!(
-            "--kunitconfig={}",
-            configs.join("kunit/overflow-report.kunitconfig").display()
-        ));
+        .arg(format!("--json={}", json.display()));
+    for path in &kunitconfigs {
+        cmd.arg(format!("--kunitconfig={}", path.display()));
     }
     for line in args.mode.kconfig().lines() {
         if let Some(set) = line.strip_prefix("CONFIG_") {
@@ -255,14 +279,11 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
     if args.arch != KunitArch::Um {
         cmd.arg("--qemu_args=-smp 2");
     }
-    for var in ctx.make_vars(&toolchain) {
+    for var in &vars {
         cmd.arg(format!("--make_options={var}"));
     }
     hide_kvm(&mut cmd);
 
-    let _lock = Lock::acquire(&ctx.heavy_lock())?;
-    let label = format!("kunit-{}-{}", args.arch, args.mode);
-    let log = ctx.log(&label)?;
     let status = spawn_logged(&mut cmd, &format!("kunit.py {}", args.arch), &log, TIMEOUT)?;
     let text = fs::read_to_string(&json).with_context(|| {
         format!(
@@ -272,7 +293,78 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
         )
     })?;
     let suites = parse_json(&text).with_context(|| format!("reading {}", json.display()))?;
-    for s in &suites {
+    print_suites(&suites);
+    if !status.success() && suites.iter().all(|s| s.failed == 0) {
+        bail!(
+            "kunit.py failed ({status}) although no test failed; see {}",
+            log.display()
+        );
+    }
+    Ok(suites)
+}
+
+/// The settings that kunit.py's own QEMU configuration for `arch` adds to the kunitconfig
+/// (the console, the machine): the `kconfig='''...'''` string of
+/// `tools/testing/kunit/qemu_configs/<arch>.py`.
+fn qemu_kconfig(src: &Path, arch: KunitArch) -> Result<String> {
+    let path = src
+        .join("tools/testing/kunit/qemu_configs")
+        .join(format!("{}.py", arch.kernel_arch()));
+    let text =
+        fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    kconfig_string(&text).with_context(|| {
+        format!(
+            "{} has no `kconfig='''...'''` string; kunit.py's QEMU configurations changed, so \
+             the harness needs to learn their new form",
+            path.display()
+        )
+    })
+}
+
+/// The `kconfig='''...'''` string of a kunit.py QEMU configuration, with a final newline.
+fn kconfig_string(text: &str) -> Option<String> {
+    let (_, rest) = text.split_once("kconfig='''")?;
+    let (kconfig, _) = rest.split_once("'''")?;
+    Some(format!("{}\n", kconfig.trim()))
+}
+
+/// The KUnit results of a boot whose suites are built in, from its console log through
+/// `kunit.py parse --json`, as `run` reports them.
+pub fn parse_boot_log(ctx: &Ctx, label: &str, log: &str) -> Result<Vec<Suite>> {
+    let src = ctx.linux_src();
+    let dir = ctx.work.join("kunit").join(label);
+    fs::create_dir_all(&dir)?;
+    let console = dir.join("console.log");
+    fs::write(&console, log)?;
+    let json = dir.join("results.json");
+    let _ = fs::remove_file(&json);
+    let mut cmd = Command::new("python3");
+    cmd.current_dir(&src)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .args(["tools/testing/kunit/kunit.py", "parse"])
+        .arg(format!("--json={}", json.display()))
+        .arg(&console);
+    let parse_log = ctx.log(&format!("kunit-parse-{label}"))?;
+    // kunit.py exits non-zero when a test failed; the JSON says which.
+    let status = spawn_logged(
+        &mut cmd,
+        "kunit.py parse",
+        &parse_log,
+        Duration::from_secs(300),
+    )?;
+    let text = fs::read_to_string(&json).with_context(|| {
+        format!(
+            "kunit.py parse wrote no results ({status}); see {}",
+            parse_log.display()
+        )
+    })?;
+    let suites = parse_json(&text).with_context(|| format!("reading {}", json.display()))?;
+    print_suites(&suites);
+    Ok(suites)
+}
+
+fn print_suites(suites: &[Suite]) {
+    for s in suites {
         eprintln!(
             "  {:<40} {:>4} passed {:>3} failed {:>3} skipped",
             s.name, s.passed, s.failed, s.skipped
@@ -281,13 +373,6 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
             eprintln!("    FAILED {f}");
         }
     }
-    if !status.success() && suites.iter().all(|s| s.failed == 0) {
-        bail!(
-            "kunit.py failed ({status}) although no test failed; see {}",
-            log.display()
-        );
-    }
-    Ok(suites)
 }
 
 #[cfg(test)]
@@ -328,6 +413,16 @@ mod tests {
         let overflow = get("rust_overflow_report");
         assert_eq!((overflow.passed, overflow.failed), (16, 1));
         assert_eq!(overflow.failures, ["rust_overflow_report.mul (FAIL)"]);
+    }
+
+    #[test]
+    fn reads_the_kconfig_of_a_qemu_configuration() {
+        let text = "QEMU_ARCH = QemuArchParams(linux_arch='arm',\n\t\t\t   kconfig='''\nCONFIG_ARCH_VIRT=y\nCONFIG_SERIAL_AMBA_PL011=y''',\n\t\t\t   qemu_arch='arm')\n";
+        assert_eq!(
+            kconfig_string(text).as_deref(),
+            Some("CONFIG_ARCH_VIRT=y\nCONFIG_SERIAL_AMBA_PL011=y\n")
+        );
+        assert_eq!(kconfig_string("QEMU_ARCH = QemuArchParams(linux_arch='um')"), None);
     }
 
     #[test]

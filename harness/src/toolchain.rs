@@ -56,9 +56,8 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<PathBuf> {
     let config_path = ctx.rustc_dir().join("bootstrap.toml");
     write_if_changed(&config_path, config.as_bytes())?;
 
-    let mut cmd = Command::new("python3");
-    cmd.current_dir(&tree)
-        .args(["x.py", "build", "--config"])
+    let mut cmd = x_py(&tree);
+    cmd.args(["build", "--config"])
         .arg(&config_path)
         .args(["--stage", "1", "library", "src/tools/rustdoc"]);
     if args.tools {
@@ -70,6 +69,18 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<PathBuf> {
     install(ctx, &tree, &dir, args.tools)?;
     point_current(ctx, &dir)?;
     Ok(dir)
+}
+
+/// `python3 x.py` in the rustc tree, with the environment the same however the harness was
+/// started. `cargo run` puts its own directories in `LD_LIBRARY_PATH`, and `rustc_llvm`'s build
+/// script reruns when that changes: `compiletest` would rebuild the compiler from `rustc_llvm`
+/// on whenever `toolchain` ran from another shell.
+fn x_py(tree: &Path) -> Command {
+    let mut cmd = Command::new("python3");
+    cmd.current_dir(tree)
+        .env_remove("LD_LIBRARY_PATH")
+        .arg("x.py");
+    cmd
 }
 
 /// Hashes every input of the build: the source, the series, the bootstrap configuration.
@@ -314,9 +325,8 @@ pub fn compiletest(ctx: &Ctx) -> Result<(usize, usize)> {
     let tree = ctx.rustc_dir().join("src");
     let _lock = Lock::acquire(&ctx.heavy_lock())?;
     patches::sync(ctx, &tree, &ctx.repo.join("patches/rust"))?;
-    let mut cmd = Command::new("python3");
-    cmd.current_dir(&tree)
-        .args(["x.py", "test", "--config"])
+    let mut cmd = x_py(&tree);
+    cmd.args(["test", "--config"])
         .arg(ctx.rustc_dir().join("bootstrap.toml"))
         .args(["--stage", "1"])
         .args(&tests)
