@@ -359,7 +359,9 @@ pub fn run(ctx: &Ctx) -> Result<Summary> {
         }
         (rows, aarch64_rows.join())
     });
-    rows.extend(aarch64_rows.map_err(|_| anyhow::anyhow!("the aarch64 conformance thread panicked"))?);
+    rows.extend(
+        aarch64_rows.map_err(|_| anyhow::anyhow!("the aarch64 conformance thread panicked"))?,
+    );
 
     let mut total = Summary::default();
     eprintln!("conformance:");

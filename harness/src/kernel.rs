@@ -144,7 +144,10 @@ pub fn head(src: &Path) -> Result<String> {
 /// x86_64 kernel is also what `test` runs KUnit on for x86_64: it has the sample and every Rust
 /// KUnit suite built in (`configs/kunit/rust.kunitconfig`).
 fn fragment(ctx: &Ctx, arch: Arch, mode: Mode) -> Result<String> {
-    let mut files = vec!["kernel/base.config".to_string(), format!("kernel/{arch}.config")];
+    let mut files = vec![
+        "kernel/base.config".to_string(),
+        format!("kernel/{arch}.config"),
+    ];
     if mode == Mode::Report {
         files.push("kernel/demo-report.config".into());
         files.push("kunit/rust.kunitconfig".into());
@@ -226,7 +229,8 @@ pub enum Base {
     /// Every other option at its default (`make olddefconfig`), as `kunit.py` configures.
     Defaults,
     /// Every other option off where it can be (`make allnoconfig` with the fragment as
-    /// `KCONFIG_ALLCONFIG`): about a third fewer C files on arm64, for the kernels of `test`.
+    /// `KCONFIG_ALLCONFIG`): a smaller kernel for `test` and `check` (on arm64 with the Rust
+    /// KUnit suites, 474 options set instead of 679).
     AllNo,
 }
 
@@ -300,13 +304,7 @@ pub fn make(src: &Path, out: &Path, arch: Arch, vars: &[String], targets: &[&str
 }
 
 /// [`make`] for any kernel `ARCH`, also those the rest of the harness does not boot.
-pub fn make_arch(
-    src: &Path,
-    out: &Path,
-    arch: &str,
-    vars: &[String],
-    targets: &[&str],
-) -> Command {
+pub fn make_arch(src: &Path, out: &Path, arch: &str, vars: &[String], targets: &[&str]) -> Command {
     let mut cmd = Command::new("make");
     cmd.arg("-C")
         .arg(src)

@@ -231,8 +231,8 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
     if args.arch != KunitArch::Um {
         let mut fragment = String::new();
         for path in &kunitconfigs {
-            fragment += &fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
+            fragment +=
+                &fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         }
         fragment += args.mode.kconfig();
         fragment += &qemu_kconfig(&src, args.arch)?;
@@ -310,8 +310,7 @@ fn qemu_kconfig(src: &Path, arch: KunitArch) -> Result<String> {
     let path = src
         .join("tools/testing/kunit/qemu_configs")
         .join(format!("{}.py", arch.kernel_arch()));
-    let text =
-        fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     kconfig_string(&text).with_context(|| {
         format!(
             "{} has no `kconfig='''...'''` string; kunit.py's QEMU configurations changed, so \
@@ -422,7 +421,10 @@ mod tests {
             kconfig_string(text).as_deref(),
             Some("CONFIG_ARCH_VIRT=y\nCONFIG_SERIAL_AMBA_PL011=y\n")
         );
-        assert_eq!(kconfig_string("QEMU_ARCH = QemuArchParams(linux_arch='um')"), None);
+        assert_eq!(
+            kconfig_string("QEMU_ARCH = QemuArchParams(linux_arch='um')"),
+            None
+        );
     }
 
     #[test]

@@ -128,7 +128,12 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
             Err(e) => report.error(step, e),
         });
     } else {
-        report.add(step, 0, 0, "(skipped: the toolchain has no report mode yet)");
+        report.add(
+            step,
+            0,
+            0,
+            "(skipped: the toolchain has no report mode yet)",
+        );
     }
 
     let src = report

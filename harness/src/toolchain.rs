@@ -57,9 +57,12 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<PathBuf> {
     write_if_changed(&config_path, config.as_bytes())?;
 
     let mut cmd = x_py(&tree);
-    cmd.args(["build", "--config"])
-        .arg(&config_path)
-        .args(["--stage", "1", "library", "src/tools/rustdoc"]);
+    cmd.args(["build", "--config"]).arg(&config_path).args([
+        "--stage",
+        "1",
+        "library",
+        "src/tools/rustdoc",
+    ]);
     if args.tools {
         cmd.args(["src/tools/rustfmt", "src/tools/clippy"]);
     }
