@@ -236,6 +236,12 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
         }
         fragment += args.mode.kconfig();
         fragment += &qemu_kconfig(&src, args.arch)?;
+        // What an architecture needs on allnoconfig that its defaults have (32-bit ARM's MMU).
+        let extra = configs.join(format!("kunit/{}.config", args.arch.kernel_arch()));
+        if extra.is_file() {
+            fragment += &fs::read_to_string(&extra)
+                .with_context(|| format!("reading {}", extra.display()))?;
+        }
         let out = dir.join("allnoconfig");
         kernel::configure(
             &src,
