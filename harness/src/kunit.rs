@@ -270,7 +270,13 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
     for path in &kunitconfigs {
         cmd.arg(format!("--kunitconfig={}", path.display()));
     }
-    for line in args.mode.kconfig().lines() {
+    // The generated kunitconfig already has the mode's settings; UML's gets them here.
+    let mode_settings = if args.arch == KunitArch::Um {
+        args.mode.kconfig()
+    } else {
+        ""
+    };
+    for line in mode_settings.lines() {
         if let Some(set) = line.strip_prefix("CONFIG_") {
             cmd.arg(format!("--kconfig_add=CONFIG_{set}"));
         } else if let Some(name) = line
