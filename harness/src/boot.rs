@@ -47,6 +47,9 @@ pub struct Args {
     /// More QEMU arguments (devices, `-acpitable`, `-dtb`).
     #[arg(skip)]
     pub qemu_args: Vec<String>,
+    /// Virtual CPUs.
+    #[arg(skip = 2u32)]
+    pub smp: u32,
 }
 
 fn read_script(path: &str) -> Result<String, String> {
@@ -67,6 +70,7 @@ impl Default for Args {
             extra_modules: Vec::new(),
             load_modules: true,
             qemu_args: Vec::new(),
+            smp: 2,
         }
     }
 }
@@ -224,7 +228,7 @@ fn initramfs(ctx: &Ctx, args: &Args, out: &Path, dir: &Path) -> Result<PathBuf> 
 }
 
 /// The QEMU command line of a boot, without `Args::qemu_args`.
-pub fn qemu(arch: Arch, image: &Path, initrd: &Path, cmdline: &str) -> Command {
+pub fn qemu(arch: Arch, image: &Path, initrd: &Path, cmdline: &str, smp: u32) -> Command {
     let mut cmd = match arch {
         Arch::X86_64 => Command::new("qemu-system-x86_64"),
         Arch::Arm64 => {
@@ -233,21 +237,14 @@ pub fn qemu(arch: Arch, image: &Path, initrd: &Path, cmdline: &str) -> Command {
             cmd
         }
     };
-    cmd.args([
-        "-accel",
-        "tcg",
-        "-m",
-        "1024",
-        "-smp",
-        "2",
-        "-nographic",
-        "-no-reboot",
-    ])
-    .arg("-kernel")
-    .arg(image)
-    .arg("-initrd")
-    .arg(initrd)
-    .args(["-append", cmdline]);
+    cmd.args(["-accel", "tcg", "-m", "1024", "-nographic", "-no-reboot"])
+        .arg("-smp")
+        .arg(smp.to_string())
+        .arg("-kernel")
+        .arg(image)
+        .arg("-initrd")
+        .arg(initrd)
+        .args(["-append", cmdline]);
     cmd
 }
 
@@ -274,6 +271,7 @@ pub fn boot_build(ctx: &Ctx, out: &Path, args: &Args, label: &str) -> Result<Boo
         &out.join(args.arch.image()),
         &initrd,
         &cmdline.join(" "),
+        args.smp,
     );
     cmd.args(&args.qemu_args);
 

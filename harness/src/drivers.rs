@@ -357,7 +357,7 @@ fn firmware(ctx: &Ctx, arch: Arch, out: &Path, dir: &Path) -> Result<Vec<String>
     let _ = fs::remove_file(&dumped);
     let initrd = dir.join("dumpdtb-initrd");
     fs::write(&initrd, b"overflow-harness: initrd for -machine dumpdtb\n")?;
-    let mut qemu = boot::qemu(arch, &out.join(arch.image()), &initrd, "console=ttyAMA0");
+    let mut qemu = boot::qemu(arch, &out.join(arch.image()), &initrd, "console=ttyAMA0", 2);
     qemu.args(devices(arch))
         .arg("-machine")
         .arg(format!("dumpdtb={}", dumped.display()));

@@ -14,6 +14,7 @@ mod kunit;
 mod measure;
 mod patches;
 mod run;
+mod runtime;
 mod setup;
 mod test;
 mod toolchain;
@@ -86,6 +87,9 @@ enum Command {
     /// Every Rust driver and sample of 7.2 for one architecture, built with CLIPPY=1 in off,
     /// panic and report mode: new warnings, `.text` per driver, and a boot that exercises them.
     Drivers(drivers::Args),
+    /// Kernel run time in instructions (QEMU -icount) in off, panic and report mode: 4 KiB
+    /// O_DIRECT I/O through null_blk and rnull, and repeated overflows at a reported site.
+    Runtime(runtime::Args),
 }
 
 fn main() -> ExitCode {
@@ -125,6 +129,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Check(args) => check::run(&ctx, &args),
         Command::Bench(args) => bench::run(&ctx, &args),
         Command::Drivers(args) => drivers::run(&ctx, &args),
+        Command::Runtime(args) => runtime::run(&ctx, &args),
     }
 }
 
