@@ -3,9 +3,8 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{IsTerminal, Read, Seek, SeekFrom, Write};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -211,22 +210,10 @@ fn indent(text: &str) -> String {
 }
 
 /// An exclusive lock on a file, held until dropped: one heavy build at a time on this machine.
-///
-/// The lock is between processes: threads of one process share it (`test` prepares the kernel
-/// tree on a second thread while the compiler builds on the first), so a thread that asks for a
-/// lock its process holds gets it at once, and the file is unlocked when the last one drops it.
-pub struct Lock(PathBuf);
-
-/// The locks this process holds: the locked file and how many `Lock`s refer to it.
-static HELD: Mutex<Vec<(PathBuf, File, usize)>> = Mutex::new(Vec::new());
+pub struct Lock(#[allow(dead_code)] File);
 
 impl Lock {
     pub fn acquire(path: &Path) -> Result<Lock> {
-        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(entry) = held.iter_mut().find(|(p, _, _)| p == path) {
-            entry.2 += 1;
-            return Ok(Lock(path.to_path_buf()));
-        }
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -246,21 +233,7 @@ impl Lock {
                 );
             }
         }
-        held.push((path.to_path_buf(), file, 1));
-        Ok(Lock(path.to_path_buf()))
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = held.iter().position(|(p, _, _)| *p == self.0) {
-            held[i].2 -= 1;
-            if held[i].2 == 0 {
-                // Closing the file releases the lock.
-                held.swap_remove(i);
-            }
-        }
+        Ok(Lock(file))
     }
 }
 

@@ -56,21 +56,15 @@ const SID_PIN: &str = "/etc/apt/preferences.d/overflow-harness-sid";
 const MIN: Duration = Duration::from_secs(60);
 
 pub fn run(ctx: &Ctx) -> Result<()> {
-    run_but_bindgen(ctx)?;
-    bindgen(ctx)?;
-    eprintln!("setup: complete");
-    Ok(())
-}
-
-/// All of `setup` but bindgen, which `test` installs beside the compiler build: the packages, the
-/// Linux source package, busybox for arm64 and the benchmark crates.
-pub fn run_but_bindgen(ctx: &Ctx) -> Result<()> {
     check_platform()?;
     install_packages(ctx)?;
     linux_deb(ctx)?;
     busybox_arm64(ctx)?;
+    bindgen(ctx)?;
     fetch_bench_crates(ctx)?;
-    check_versions()
+    check_versions()?;
+    eprintln!("setup: complete");
+    Ok(())
 }
 
 /// Downloads the crates of `bench/crates/Cargo.lock` into cargo's cache, so that `bench` builds
@@ -317,8 +311,7 @@ fn busybox_arm64(ctx: &Ctx) -> Result<()> {
     Ok(())
 }
 
-/// Installs bindgen-cli from crates.io, unless the work directory has it already.
-pub fn bindgen(ctx: &Ctx) -> Result<()> {
+fn bindgen(ctx: &Ctx) -> Result<()> {
     let bin = ctx.bindgen();
     let mut cmd = Command::new(&bin);
     cmd.arg("--version");

@@ -1,9 +1,8 @@
 //! `test`: everything the toolchain and the series support, ending with `N passed, N failed`.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -96,34 +95,50 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     let start = Instant::now();
     let mut report = Report::default();
 
+    report.timed("cargo test (harness)", |report| match cargo_test(ctx) {
+        Ok((p, f)) => report.add("cargo test (harness)", p, f, ""),
+        Err(e) => report.error("cargo test (harness)", e),
+    });
+
     if !args.no_setup {
         report
-            .timed("setup", |_| setup::run_but_bindgen(ctx))
+            .timed("setup", |_| setup::run(ctx))
             .context("setup failed; nothing else can run")?;
     }
-    // The compiler's build leaves a core idle for minutes at a time (a crate at the end of a chain
-    // compiles alone; core and rustdoc build mostly on one core): what does not need the new
-    // compiler runs beside it, on a second thread at the lowest priority, in the time it leaves.
-    let (report_mode, beside) = thread::scope(|s| -> Result<_> {
-        let beside = s.spawn(|| beside_the_compiler(ctx, !args.no_setup));
-        let report_mode = compiler_steps(ctx, &mut report)?;
-        Ok((
-            report_mode,
-            beside
-                .join()
-                .expect("the steps beside the compiler panicked"),
-        ))
-    })?;
-    let step = "cargo test (harness)";
-    match beside.cargo_test {
+    let toolchain = report
+        .timed("toolchain", |_| {
+            toolchain::run(ctx, &toolchain::Args::default())
+        })
+        .context("the toolchain build failed; nothing else can run")?;
+    let report_mode = toolchain::supports_report(&toolchain);
+    let step = "compiletest (rustc series)";
+    report.timed(step, |report| match toolchain::compiletest(ctx) {
         Ok((p, f)) => report.add(step, p, f, ""),
         Err(e) => report.error(step, e),
+    });
+    let step = "IR tests of the LLVM passes (opt + FileCheck)";
+    report.timed(step, |report| match toolchain::llvm_ir_tests(ctx) {
+        Ok((p, f)) => report.add(step, p, f, ""),
+        Err(e) => report.error(step, e),
+    });
+    let step = "conformance (rustc)";
+    if report_mode {
+        report.timed(step, |report| match conformance::run(ctx) {
+            Ok(s) => report.add(step, s.passed, s.failed, ""),
+            Err(e) => report.error(step, e),
+        });
+    } else {
+        report.add(
+            step,
+            0,
+            0,
+            "(skipped: the toolchain has no report mode yet)",
+        );
     }
-    report.timings.extend(beside.timings);
-    beside
-        .bindgen
-        .context("installing bindgen failed; no kernel can be built")?;
-    let src = beside.tree.context("preparing the kernel tree failed")?;
+
+    let src = report
+        .timed("kernel tree", |_| kernel::tree(ctx, &TreeArgs::default()))
+        .context("preparing the kernel tree failed")?;
     let mode = if report_mode && kernel::has_kconfig(&src, "RUST_OVERFLOW_REPORT") {
         Mode::Report
     } else {
@@ -181,95 +196,6 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         anyhow::bail!("{failed} check(s) failed");
     }
     Ok(())
-}
-
-/// What `test` runs beside the compiler build, and how long each part took.
-struct Beside {
-    cargo_test: Result<(usize, usize)>,
-    bindgen: Result<()>,
-    tree: Result<PathBuf>,
-    timings: Vec<(String, Duration)>,
-}
-
-/// Runs the harness's tests, installs bindgen and prepares the kernel tree at the lowest CPU
-/// priority, so that the compiler build beside them keeps both cores when it can use them.
-fn beside_the_compiler(ctx: &Ctx, install_bindgen: bool) -> Beside {
-    lowest_priority();
-    let mut timings = Vec::new();
-    let mut timed = |step: &str, took: Duration| {
-        let step = format!("{step} (beside the compiler)");
-        eprintln!("== {step}: took {}", fmt_duration(took));
-        timings.push((step, took));
-    };
-    let start = Instant::now();
-    let tree = kernel::tree(ctx, &TreeArgs::default());
-    timed("kernel tree", start.elapsed());
-    let start = Instant::now();
-    let bindgen = if install_bindgen {
-        setup::bindgen(ctx)
-    } else {
-        Ok(())
-    };
-    timed("bindgen", start.elapsed());
-    let start = Instant::now();
-    let cargo_test = cargo_test(ctx);
-    timed("cargo test (harness)", start.elapsed());
-    Beside {
-        cargo_test,
-        bindgen,
-        tree,
-        timings,
-    }
-}
-
-/// Lowers the calling thread to nice 19. On Linux the nice value belongs to the thread, and the
-/// processes it starts inherit it.
-fn lowest_priority() {
-    // SAFETY: `gettid` and `setpriority` have no memory-safety preconditions.
-    let tid = unsafe { libc::gettid() };
-    // SAFETY: as above; `tid` is this thread.
-    if unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19) } != 0 {
-        eprintln!(
-            "warning: cannot lower the priority of the steps beside the compiler: {}",
-            std::io::Error::last_os_error()
-        );
-    }
-}
-
-/// The toolchain and what tests it alone: compiletest, the IR tests, conformance. Returns whether
-/// the toolchain has the report mode.
-fn compiler_steps(ctx: &Ctx, report: &mut Report) -> Result<bool> {
-    let toolchain = report
-        .timed("toolchain", |_| {
-            toolchain::run(ctx, &toolchain::Args::default())
-        })
-        .context("the toolchain build failed; nothing else can run")?;
-    let report_mode = toolchain::supports_report(&toolchain);
-    let step = "compiletest (rustc series)";
-    report.timed(step, |report| match toolchain::compiletest(ctx) {
-        Ok((p, f)) => report.add(step, p, f, ""),
-        Err(e) => report.error(step, e),
-    });
-    let step = "IR tests of the LLVM passes (opt + FileCheck)";
-    report.timed(step, |report| match toolchain::llvm_ir_tests(ctx) {
-        Ok((p, f)) => report.add(step, p, f, ""),
-        Err(e) => report.error(step, e),
-    });
-    let step = "conformance (rustc)";
-    if report_mode {
-        report.timed(step, |report| match conformance::run(ctx) {
-            Ok(s) => report.add(step, s.passed, s.failed, ""),
-            Err(e) => report.error(step, e),
-        });
-    } else {
-        report.add(
-            step,
-            0,
-            0,
-            "(skipped: the toolchain has no report mode yet)",
-        );
-    }
-    Ok(report_mode)
 }
 
 /// KUnit on one architecture: kunit.py's own build and QEMU run, except x86_64 in report mode,
