@@ -64,6 +64,10 @@ pub struct Args {
     /// merging would change nothing there: its builds are the same either way.
     #[arg(long)]
     pub merge_reports: bool,
+    /// Skip the kernel run-time measurements (`runtime`: three more kernel builds per
+    /// architecture, two of them from an empty directory, and six boots under QEMU `-icount`).
+    #[arg(long)]
+    pub no_runtime: bool,
 }
 
 #[derive(Serialize, Default)]
@@ -93,6 +97,8 @@ struct Results {
     baseline: Option<Baseline>,
     /// The crates.io workloads of `bench/crates`.
     crates: Option<crate::crates::CratesResults>,
+    /// Kernel run time in instructions under QEMU `-icount`, per architecture (`runtime`).
+    runtime: BTreeMap<String, crate::runtime::Results>,
 }
 
 /// The bytes of the kernel builds by kind of section, the traps, and bloat-o-meter's summary.
@@ -205,6 +211,11 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
             let (sizes, sections) = kernel_sizes(ctx, &toolchain, arch)?;
             results.kernel.insert(arch.to_string(), sizes);
             results.kernel_sections.insert(arch.to_string(), sections);
+            if !args.no_runtime {
+                eprintln!("== kernel run time, {arch}");
+                let runtime = crate::runtime::measure(ctx, &toolchain, arch)?;
+                results.runtime.insert(arch.to_string(), runtime);
+            }
         }
     }
 
@@ -999,6 +1010,11 @@ fn markdown(r: &Results) -> String {
         if let Some(s) = r.kernel_sections.get(arch) {
             sections_markdown(w, arch, s);
         }
+    }
+    for (arch, runtime) in &r.runtime {
+        let arch = <Arch as clap::ValueEnum>::from_str(arch, false)
+            .expect("runtime results are keyed by architecture");
+        w.push_str(&crate::runtime::markdown(arch, runtime));
     }
 
     s

@@ -2,10 +2,11 @@
 //!
 //! Under QEMU's `-icount shift=0,sleep=off` the guest's clock advances one nanosecond per
 //! executed instruction, so the times the guest reads are instruction counts, and they repeat
-//! from one run to the next whatever else the host does. Per architecture, one build directory
-//! is configured on `make allnoconfig` with `configs/kernel/runtime.config` and built in each mode
-//! in turn (off, then panic, which rebuilds only Rust, then report). Each kernel boots twice with
-//! one vCPU and measures:
+//! from one run to the next whatever else the host does. Per architecture, kernels configured on
+//! `make allnoconfig` with `configs/kernel/runtime.config` are built in each mode: off and panic
+//! in one build directory (going from one to the other rebuilds only Rust), report in another
+//! (its trap changes the architecture's bug header, which nearly every C file includes). Each
+//! kernel boots twice with one vCPU and measures:
 //! - 4 KiB `O_DIRECT` reads and writes through C `null_blk` and Rust `rnull`, both with
 //!   `irqmode=0`, so that a request completes in the context that submits it: `dd` runs of two
 //!   lengths between marks written to the kernel log, whose difference cancels `dd`'s start-up;
@@ -33,8 +34,7 @@ pub struct Args {
     pub arch: Vec<Arch>,
 }
 
-/// The modes, in the order one build directory goes through them: off to panic changes only
-/// the Rust code; report also changes the architecture's bug header.
+/// The modes, in the order they are built.
 const MODES: [Mode; 3] = [Mode::Off, Mode::Panic, Mode::Report];
 
 /// Boots per kernel: the counts of the second must repeat those of the first.
@@ -97,9 +97,12 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
 /// Builds and boots the kernels of `arch` in every mode and returns their counts.
 pub fn measure(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<Results> {
     let src = ctx.linux_src();
-    let out = ctx.work.join("runtime").join(arch.to_string());
     let mut results = Results::default();
     for mode in MODES {
+        let out = ctx.work.join("runtime").join(match mode {
+            Mode::Report => format!("{arch}-report"),
+            Mode::Off | Mode::Panic => arch.to_string(),
+        });
         let fragment = kernel::read_fragment(
             ctx,
             &[
@@ -335,6 +338,23 @@ mod tests {
         let read = counts["nullb0 4 KiB read"];
         assert!((read - 820_000.0 / 8192.0).abs() < 1e-9, "{read}");
         assert_eq!(counts["storm u32-add-overflow-repeat"], 35_000.0);
+    }
+
+    /// A real boot's log (x86_64, panic mode), cut to the lines `parse` reads and the WARN.
+    #[test]
+    fn parse_reads_a_real_boot() {
+        let dmesg = include_str!("../fixtures/runtime-dmesg-x86_64-panic.txt");
+        let counts = parse(dmesg).unwrap();
+        // 10,240 reads took 35,716 us and 2,048 took 7,509 us: 28,207 us for 8,192 reads.
+        let read = counts["nullb0 4 KiB read"];
+        assert!((read - 28_207_000.0 / 8192.0).abs() < 1e-6, "{read}");
+        assert_eq!(
+            counts["storm c-warn-on-once-repeat"],
+            587_178_161.0 / 20_000.0
+        );
+        // Panic mode prints no overflow storm.
+        assert!(!counts.contains_key("storm u32-add-overflow-repeat"));
+        assert_eq!(counts.len(), 4 + 4);
     }
 
     #[test]
