@@ -3,13 +3,12 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 
 use crate::boot::{self, Boot};
 use crate::ctx::{Arch, Ctx, Mode};
-use crate::run::{run_logged, Lock};
+use crate::run::Lock;
 use crate::warn::WarnReport;
 
 pub const SAMPLE: &str = "samples/rust/rust_overflow_report.rs";
@@ -55,27 +54,16 @@ const OOT_WRAPPED: &str =
 fn build_oot(ctx: &Ctx) -> Result<PathBuf> {
     let out = crate::kernel::completed_build(ctx, Arch::X86_64, Mode::Report)?;
     let dir = ctx.work.join("oot");
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir)?;
-    for name in ["Kbuild", "overflow_oot.rs"] {
-        let from = ctx.repo.join("harness/oot").join(name);
-        fs::copy(&from, dir.join(name)).with_context(|| format!("copying {}", from.display()))?;
-    }
     let toolchain = crate::kernel::current_toolchain(ctx)?;
-    let module_dir = format!("M={}", dir.display());
-    let cmd = crate::kernel::make(
-        &ctx.linux_src(),
+    let _lock = Lock::acquire(&ctx.heavy_lock())?;
+    crate::kernel::build_external_modules(
+        ctx,
+        &toolchain,
         &out,
         Arch::X86_64,
-        &ctx.make_vars(&toolchain),
-        &[&module_dir, "modules"],
-    );
-    let _lock = Lock::acquire(&ctx.heavy_lock())?;
-    run_logged(
-        cmd,
-        "make M=oot modules",
-        &ctx.log("oot-build")?,
-        Duration::from_secs(600),
+        &ctx.repo.join("harness/oot"),
+        &dir,
+        "oot-build",
     )?;
     Ok(dir.join(format!("{OOT}.ko")))
 }

@@ -298,6 +298,43 @@ pub fn make_kernel(
     )
 }
 
+/// Builds the external modules in `source` (a directory of the repository with a `Kbuild`) with
+/// `make M=` against the build in `out`, in a fresh copy at `dir`, so that the build's objects
+/// stay out of the repository. The caller holds the heavy lock.
+pub fn build_external_modules(
+    ctx: &Ctx,
+    toolchain: &Path,
+    out: &Path,
+    arch: Arch,
+    source: &Path,
+    dir: &Path,
+    label: &str,
+) -> Result<()> {
+    let _ = fs::remove_dir_all(dir);
+    fs::create_dir_all(dir)?;
+    for entry in fs::read_dir(source).with_context(|| format!("reading {}", source.display()))? {
+        let from = entry?.path();
+        if from.is_file() {
+            fs::copy(&from, dir.join(from.file_name().unwrap()))
+                .with_context(|| format!("copying {}", from.display()))?;
+        }
+    }
+    let module_dir = format!("M={}", dir.display());
+    let cmd = make(
+        &ctx.linux_src(),
+        out,
+        arch,
+        &ctx.make_vars(toolchain),
+        &[&module_dir, "modules"],
+    );
+    run_logged(
+        cmd,
+        &format!("make M={} modules", source.display()),
+        &ctx.log(label)?,
+        Duration::from_secs(600),
+    )
+}
+
 /// `make -C src O=out ARCH=arch vars... -jN targets...`.
 pub fn make(src: &Path, out: &Path, arch: Arch, vars: &[String], targets: &[&str]) -> Command {
     make_arch(src, out, arch.kernel_arch(), vars, targets)

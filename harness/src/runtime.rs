@@ -15,9 +15,7 @@
 //!   repeated in C for reference, each beside the same loop without the overflow.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
@@ -25,7 +23,7 @@ use serde::Serialize;
 use crate::boot;
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel;
-use crate::run::{run_logged, Lock};
+use crate::run::Lock;
 
 #[derive(clap::Args, Default)]
 pub struct Args {
@@ -97,6 +95,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
 /// Builds and boots the kernels of `arch` in every mode and returns their counts.
 pub fn measure(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<Results> {
     let src = ctx.linux_src();
+    let script = script();
     let mut results = Results::default();
     for mode in MODES {
         let out = ctx.work.join("runtime").join(match mode {
@@ -134,7 +133,7 @@ pub fn measure(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<Results> {
                 &boot::Args {
                     arch,
                     mode,
-                    script: Some(script()),
+                    script: Some(script.clone()),
                     extra_modules: storm.clone(),
                     load_modules: false,
                     qemu_args: vec!["-icount".into(), "shift=0,sleep=off".into()],
@@ -160,7 +159,8 @@ pub fn measure(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<Results> {
     Ok(results)
 }
 
-/// Builds `harness/storm` with `make M=` against the build in `out`; returns its modules.
+/// Builds `harness/storm` with `make M=` against the build in `out`; returns its modules. The
+/// caller holds the heavy lock.
 fn build_storm(
     ctx: &Ctx,
     toolchain: &Path,
@@ -172,25 +172,14 @@ fn build_storm(
         .work
         .join("runtime")
         .join(format!("storm-{arch}-{mode}"));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir)?;
-    for name in ["Kbuild", "storm_rust.rs", "storm_c.c"] {
-        let from = ctx.repo.join("harness/storm").join(name);
-        fs::copy(&from, dir.join(name)).with_context(|| format!("copying {}", from.display()))?;
-    }
-    let module_dir = format!("M={}", dir.display());
-    let cmd = kernel::make(
-        &ctx.linux_src(),
+    kernel::build_external_modules(
+        ctx,
+        toolchain,
         out,
         arch,
-        &ctx.make_vars(toolchain),
-        &[&module_dir, "modules"],
-    );
-    run_logged(
-        cmd,
-        "make M=storm modules",
-        &ctx.log(&format!("runtime-storm-{arch}-{mode}"))?,
-        Duration::from_secs(600),
+        &ctx.repo.join("harness/storm"),
+        &dir,
+        &format!("runtime-storm-{arch}-{mode}"),
     )?;
     Ok(vec![dir.join("storm_rust.ko"), dir.join("storm_c.ko")])
 }
