@@ -73,6 +73,10 @@ pub struct Args {
     pub arch: KunitArch,
     #[arg(long, value_enum, default_value_t)]
     pub mode: Mode,
+    /// Build the kernel without the `kernel` crate's doctests (`CONFIG_RUST_KERNEL_DOCTESTS`):
+    /// the same examples for another target, and the crate that takes longest to compile.
+    #[arg(long)]
+    pub no_doctests: bool,
 }
 
 /// Fails early, before the long build, if what runs the kernel is missing.
@@ -231,8 +235,14 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
     if args.arch != KunitArch::Um {
         let mut fragment = String::new();
         for path in &kunitconfigs {
-            fragment +=
-                &fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            let text =
+                fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            for line in text.lines() {
+                if !(args.no_doctests && line == "CONFIG_RUST_KERNEL_DOCTESTS=y") {
+                    fragment += line;
+                    fragment += "\n";
+                }
+            }
         }
         fragment += args.mode.kconfig();
         fragment += &qemu_kconfig(&src, args.arch)?;
@@ -276,6 +286,9 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<Vec<Suite>> {
     } else {
         ""
     };
+    if args.arch == KunitArch::Um && args.no_doctests {
+        cmd.arg("--kconfig_add=CONFIG_RUST_KERNEL_DOCTESTS=n");
+    }
     for line in mode_settings.lines() {
         if let Some(set) = line.strip_prefix("CONFIG_") {
             cmd.arg(format!("--kconfig_add=CONFIG_{set}"));

@@ -153,7 +153,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     };
     for arch in arches {
         let step = format!("kunit {arch} {mode}");
-        report.timed(&step, |report| match kunit_suites(ctx, &src, arch, mode) {
+        report.timed(&step, |report| match kunit_suites(ctx, &src, arch, mode, args.all_arches) {
             Ok(suites) => {
                 for s in &suites {
                     report.add(
@@ -202,7 +202,13 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
 /// where the demo kernel (every Rust KUnit suite built in, and the sample) is booted and its
 /// console parsed by `kunit.py parse`, so that one x86_64 build serves KUnit and the boot
 /// checks. `cargo run -- kunit --arch x86_64` still runs kunit.py's own build.
-fn kunit_suites(ctx: &Ctx, src: &Path, arch: KunitArch, mode: Mode) -> Result<Vec<kunit::Suite>> {
+fn kunit_suites(
+    ctx: &Ctx,
+    src: &Path,
+    arch: KunitArch,
+    mode: Mode,
+    all_arches: bool,
+) -> Result<Vec<kunit::Suite>> {
     if arch == KunitArch::X86_64
         && mode == Mode::Report
         && kernel::has_kconfig(src, "SAMPLE_RUST_OVERFLOW_REPORT")
@@ -210,7 +216,17 @@ fn kunit_suites(ctx: &Ctx, src: &Path, arch: KunitArch, mode: Mode) -> Result<Ve
         let boot = demo_kernel(ctx)?;
         return kunit::parse_boot_log(ctx, "x86_64-report-demo", &boot.console_before_dmesg()?);
     }
-    kunit::run(ctx, &kunit::Args { arch, mode })
+    // The doctests are the same examples on every target and run on x86_64; elsewhere they
+    // hold one of the two cores for minutes, so only `--all-arches` builds them there.
+    let no_doctests = !all_arches;
+    kunit::run(
+        ctx,
+        &kunit::Args {
+            arch,
+            mode,
+            no_doctests,
+        },
+    )
 }
 
 /// Runs the harness's own tests; returns (passed, failed) from libtest's result lines.
