@@ -54,7 +54,10 @@ fn first_line(text: &str) -> &str {
 
 pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     let src = kernel::tree(ctx, &TreeArgs::default())?;
-    let series = patches::read_series(&ctx.repo.join("patches/linux"))?;
+    let mut series = Vec::new();
+    for dir in patches::stack(&ctx.repo, patches::Which::Linux) {
+        series.extend(patches::read_series(&dir)?);
+    }
     if series.is_empty() {
         bail!("patches/linux/series is empty: nothing to check");
     }
@@ -66,7 +69,11 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     }
 
     for patch in &series {
-        let name = patch.file_name().unwrap().to_string_lossy().into_owned();
+        let name = patch
+            .strip_prefix(ctx.repo.join("patches"))
+            .unwrap_or(patch)
+            .display()
+            .to_string();
         checks.add(
             format!("checkpatch --strict {name}"),
             checkpatch(ctx, &src, patch),
@@ -345,15 +352,22 @@ fn bisect(ctx: &Ctx, src: &Path, vars: &[String], checks: &mut Checks) -> Result
     let configs = ctx.repo.join("configs/kernel");
     let base_fragment = fs::read_to_string(configs.join("base.config"))?
         + &fs::read_to_string(configs.join("x86_64.config"))?;
-    for (i, commit) in commits.lines().enumerate() {
-        let mut checkout = patches::git(&tree);
-        checkout.args(["checkout", "-q", "--detach", commit]);
-        capture(checkout, Duration::from_secs(600))?;
-        let mut subject = patches::git(&tree);
-        subject.args(["log", "-1", "--format=%s"]);
+    // The separators between the series of the stack change nothing: not built.
+    let mut commits_with_subjects = Vec::new();
+    for commit in commits.lines() {
+        let mut subject = patches::git(src);
+        subject.args(["log", "-1", "--format=%s", commit]);
         let subject = capture(subject, Duration::from_secs(60))?
             .trim()
             .to_string();
+        if !patches::is_separator(&subject) {
+            commits_with_subjects.push((commit.to_string(), subject));
+        }
+    }
+    for (i, (commit, subject)) in commits_with_subjects.iter().enumerate() {
+        let mut checkout = patches::git(&tree);
+        checkout.args(["checkout", "-q", "--detach", commit]);
+        capture(checkout, Duration::from_secs(600))?;
         let mode = if kernel::has_kconfig(&tree, "RUST_OVERFLOW_REPORT") {
             Mode::Report
         } else {

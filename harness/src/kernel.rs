@@ -25,7 +25,7 @@ pub fn tree(ctx: &Ctx, _args: &TreeArgs) -> Result<PathBuf> {
     if !src.join(".git").exists() {
         unpack(ctx, &src)?;
     }
-    patches::sync(ctx, &src, &ctx.repo.join("patches/linux"))?;
+    patches::sync(ctx, &src, &patches::stack(&ctx.repo, patches::Which::Linux))?;
     Ok(src)
 }
 

@@ -1,9 +1,13 @@
 //! Patch series kept in the repository and applied to git work trees with `git am`.
 //!
-//! A work tree's first commit is its pristine source. The harness applies `series` on top of it
-//! and records the resulting HEAD; `export` writes the commits back with `git format-patch`. A
-//! tree whose HEAD moved since the harness applied the series holds work that only `export`
-//! may take (the harness never resets it).
+//! A work tree's first commit is its pristine source. A tree takes a stack of series: the core
+//! (`patches/linux`, `patches/rust`), then the follow-up applied on top of it
+//! (`patches/linux-trap`, `patches/rust-trap`), when that directory exists. In the tree, an empty
+//! commit whose subject is `overflow-harness: start of patches/<dir>` starts each series after
+//! the first, so that `git rebase -i` keeps the boundary and `export` knows which commits go
+//! where. The harness applies the stack and records the resulting HEAD; `export` writes the
+//! commits back with `git format-patch`. A tree whose HEAD moved since the harness applied the
+//! stack holds work that only `export` may take (the harness never resets it).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -18,6 +22,11 @@ use crate::run::{capture, run_logged};
 const GIT_TIMEOUT: Duration = Duration::from_secs(1800);
 const COVER_LETTER: &str = "0000-cover-letter.patch";
 const APPLIED_MARKER: &str = "overflow-harness-applied";
+/// The subject of the empty commit that starts a series after the first, followed by the
+/// directory's name relative to the repository.
+const STACK_SUBJECT: &str = "overflow-harness: start of ";
+/// Where a stack is applied before the tree moves to it (under the tree's `.git`).
+const SCRATCH: &str = "overflow-harness-apply";
 
 /// `git` with a fixed identity for the commits the harness makes.
 pub fn git(tree: &Path) -> Command {
@@ -118,9 +127,8 @@ fn subject_prefix_args(patches_dir: &Path) -> Result<Vec<String>> {
 /// The tree's commits as `git format-patch` writes them, in a stable form: a zero commit id in
 /// the `From` line and no signature with the git version, so re-exporting is byte-identical. The
 /// subject prefix is the cover letter's in `patches_dir`.
-pub fn format_patches(tree: &Path, patches_dir: &Path) -> Result<Vec<(String, Vec<u8>)>> {
+fn format_patches(tree: &Path, patches_dir: &Path, range: &str) -> Result<Vec<(String, Vec<u8>)>> {
     let prefix = subject_prefix_args(patches_dir)?;
-    let base = base_commit(tree)?;
     let out = tree.join(".git/overflow-harness-export");
     let _ = fs::remove_dir_all(&out);
     let mut cmd = git(tree);
@@ -135,7 +143,7 @@ pub fn format_patches(tree: &Path, patches_dir: &Path) -> Result<Vec<(String, Ve
     .args(&prefix)
     .arg("-o")
     .arg(&out)
-    .arg(format!("{base}..HEAD"));
+    .arg(range);
     capture(cmd, GIT_TIMEOUT)?;
     let mut patches: Vec<(String, Vec<u8>)> = fs::read_dir(&out)
         .map(|d| d.flatten().collect::<Vec<_>>())
@@ -166,8 +174,106 @@ fn is_clean(tree: &Path) -> Result<bool> {
     Ok(git_out(tree, &["status", "--porcelain", "--untracked-files=normal"])?.is_empty())
 }
 
-/// Brings `tree` to its pristine commit plus `patches_dir/series`, refusing to lose work.
-pub fn sync(ctx: &Ctx, tree: &Path, patches_dir: &Path) -> Result<()> {
+/// The series applied to a tree, in order: the core, then the follow-up if its directory exists.
+pub fn stack(repo: &Path, which: Which) -> Vec<PathBuf> {
+    let names: &[&str] = match which {
+        Which::Linux => &["linux", "linux-trap"],
+        Which::Rust => &["rust", "rust-trap"],
+    };
+    let dirs = names.iter().map(|name| repo.join("patches").join(name));
+    dirs.enumerate()
+        .filter(|(i, dir)| *i == 0 || dir.join("series").is_file())
+        .map(|(_, dir)| dir)
+        .collect()
+}
+
+/// The name a stack's separator commit gives a directory: `patches/linux-trap`.
+fn stack_name(dir: &Path) -> String {
+    format!(
+        "patches/{}",
+        dir.file_name().unwrap_or_default().to_string_lossy()
+    )
+}
+
+/// Whether a commit subject is that of a separator between two series of a stack.
+pub fn is_separator(subject: &str) -> bool {
+    subject.starts_with(STACK_SUBJECT)
+}
+
+/// The patches of every series of `dirs`, in order, as `series_contents` reads them.
+pub fn stack_contents(dirs: &[PathBuf]) -> Result<Vec<Vec<(String, Vec<u8>)>>> {
+    dirs.iter().map(|d| series_contents(d)).collect()
+}
+
+/// What a stack changes in the tree, without the mail headers and commit messages: the diffs of
+/// its patches, in order. Moving a patch between the series of a stack, or rewording it, leaves
+/// this unchanged.
+pub fn stack_diffs(dirs: &[PathBuf]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    for (_, bytes) in stack_contents(dirs)?.into_iter().flatten() {
+        let text = String::from_utf8_lossy(&bytes);
+        let diff = text
+            .find("\ndiff --git ")
+            .map_or("", |start| &text[start + 1..]);
+        out.extend_from_slice(diff.as_bytes());
+        out.push(0);
+    }
+    Ok(out)
+}
+
+/// The tree's commits after its pristine one as `git format-patch` writes them, one list per
+/// series of `dirs`, split at the separator commits.
+pub fn format_stack(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<Vec<(String, Vec<u8>)>>> {
+    let base = base_commit(tree)?;
+    let log = git_out(
+        tree,
+        &[
+            "log",
+            "--reverse",
+            "--format=%H %s",
+            &format!("{base}..HEAD"),
+        ],
+    )?;
+    // Per series: the commit it starts after, and its last commit if it has one.
+    let mut ranges: Vec<(String, Option<String>)> = vec![(base, None)];
+    for line in log.lines() {
+        let (hash, subject) = line.split_once(' ').unwrap_or((line, ""));
+        if let Some(name) = subject.strip_prefix(STACK_SUBJECT) {
+            let expected = dirs.get(ranges.len()).map(|d| stack_name(d));
+            if expected.as_deref() != Some(name) {
+                bail!(
+                    "{}: commit {hash} starts {name}, but the next series of the stack is {}. \
+                     Reorder the commits with `git rebase -i` so that the series follow each \
+                     other as in {}.",
+                    tree.display(),
+                    expected.as_deref().unwrap_or("none"),
+                    dirs.iter()
+                        .map(|d| stack_name(d))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+            ranges.push((hash.to_string(), None));
+        } else {
+            ranges.last_mut().unwrap().1 = Some(hash.to_string());
+        }
+    }
+    let mut out = Vec::new();
+    for (i, dir) in dirs.iter().enumerate() {
+        out.push(match ranges.get(i) {
+            Some((from, Some(to))) => format_patches(tree, dir, &format!("{from}..{to}"))?,
+            _ => Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
+/// Brings `tree` to its pristine commit plus the series of `dirs`, refusing to lose work. The
+/// stack is applied in a scratch worktree first, and the tree then reset to the result, so
+/// that a file keeps its modification time, and the builds that depend on it stay valid, when
+/// its content does not change: rewording a patch or moving it to the next series rebuilds
+/// nothing.
+pub fn sync(ctx: &Ctx, tree: &Path, dirs: &[PathBuf]) -> Result<()> {
     let name = tree.display();
     if !is_clean(tree)? {
         bail!(
@@ -175,13 +281,15 @@ pub fn sync(ctx: &Ctx, tree: &Path, patches_dir: &Path) -> Result<()> {
              with `git -C {name} reset --hard && git -C {name} clean -fd`."
         );
     }
-    let wanted = series_contents(patches_dir)?;
-    if format_patches(tree, patches_dir)? == wanted {
-        eprintln!(
-            "{name}: in sync with {} ({} patches)",
-            patches_dir.display(),
-            wanted.len()
-        );
+    let wanted = stack_contents(dirs)?;
+    let count: usize = wanted.iter().map(Vec::len).sum();
+    let names = dirs
+        .iter()
+        .map(|d| stack_name(d))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    if format_stack(tree, dirs).ok().as_ref() == Some(&wanted) {
+        eprintln!("{name}: in sync with {names} ({count} patches)");
         return Ok(());
     }
     let head = git_out(tree, &["rev-parse", "HEAD"])?;
@@ -190,64 +298,85 @@ pub fn sync(ctx: &Ctx, tree: &Path, patches_dir: &Path) -> Result<()> {
     let applied = fs::read_to_string(&marker).unwrap_or_default();
     if head != base && head != applied.trim() {
         bail!(
-            "{name} has commits that are not in {}. Run `export` to keep them, or drop them \
-             with `git -C {name} reset --hard {base}`.",
-            patches_dir.display()
+            "{name} has commits that are not in {names}. Run `export` to keep them, or drop \
+             them with `git -C {name} reset --hard {base}`."
         );
     }
+    let scratch = tree.join(".git").join(SCRATCH);
+    let remove_scratch = || {
+        let mut cmd = git(tree);
+        cmd.args(["worktree", "remove", "--force"]).arg(&scratch);
+        let _ = capture(cmd, GIT_TIMEOUT);
+        let _ = fs::remove_dir_all(&scratch);
+        let mut cmd = git(tree);
+        cmd.args(["worktree", "prune"]);
+        let _ = capture(cmd, GIT_TIMEOUT);
+    };
+    remove_scratch();
     let mut cmd = git(tree);
-    cmd.args(["reset", "-q", "--hard", &base]);
+    cmd.args(["worktree", "add", "-q", "--detach"])
+        .arg(&scratch)
+        .arg(&base);
     capture(cmd, GIT_TIMEOUT)?;
     let log = ctx.log("git-am")?;
-    for patch in read_series(patches_dir)? {
-        let mut cmd = git(tree);
-        cmd.args(["am", "-q", "--no-3way"]).arg(&patch);
-        if let Err(err) = run_logged(cmd, "git am", &log, GIT_TIMEOUT) {
-            let mut abort = git(tree);
-            abort.args(["am", "--abort"]);
-            let _ = capture(abort, GIT_TIMEOUT);
-            let mut reset = git(tree);
-            reset.args(["reset", "-q", "--hard", &base]);
-            let _ = capture(reset, GIT_TIMEOUT);
-            return Err(err.context(format!(
-                "{} no longer applies to {name}; the tree was reset to its pristine commit. \
-                 Rebase the series on the new source and export it again.",
-                patch.display()
-            )));
+    for (i, dir) in dirs.iter().enumerate() {
+        if i > 0 {
+            let mut cmd = git(&scratch);
+            let subject = format!("{STACK_SUBJECT}{}", stack_name(dir));
+            cmd.args(["commit", "-q", "--allow-empty", "-m", &subject]);
+            run_logged(cmd, "git commit (stack separator)", &log, GIT_TIMEOUT)?;
+        }
+        for patch in read_series(dir)? {
+            let mut cmd = git(&scratch);
+            cmd.args(["am", "-q", "--no-3way"]).arg(&patch);
+            if let Err(err) = run_logged(cmd, "git am", &log, GIT_TIMEOUT) {
+                remove_scratch();
+                return Err(err.context(format!(
+                    "{} no longer applies to {name}, which was left as it was. Rebase the \
+                     series on the new source and export it again.",
+                    patch.display()
+                )));
+            }
         }
     }
-    let head = git_out(tree, &["rev-parse", "HEAD"])?;
-    fs::write(&marker, format!("{head}\n"))?;
-    eprintln!("{name}: applied {} patches", wanted.len());
+    let applied = git_out(&scratch, &["rev-parse", "HEAD"])?;
+    remove_scratch();
+    let mut cmd = git(tree);
+    cmd.args(["reset", "-q", "--hard", &applied]);
+    capture(cmd, GIT_TIMEOUT)?;
+    fs::write(&marker, format!("{applied}\n"))?;
+    eprintln!("{name}: applied {names} ({count} patches)");
     Ok(())
 }
 
-/// Writes the tree's commits to `patches_dir`, keeping a hand-written cover letter.
-pub fn export(tree: &Path, patches_dir: &Path) -> Result<()> {
-    let patches = format_patches(tree, patches_dir)?;
-    fs::create_dir_all(patches_dir)?;
-    for entry in fs::read_dir(patches_dir)?.flatten() {
-        let file = entry.file_name().to_string_lossy().into_owned();
-        let numbered = file.len() > 5 && file[..4].bytes().all(|b| b.is_ascii_digit());
-        if numbered && file.ends_with(".patch") && file != COVER_LETTER {
-            fs::remove_file(entry.path())?;
+/// Writes the tree's commits to the series of `dirs`, keeping hand-written cover letters.
+pub fn export(tree: &Path, dirs: &[PathBuf]) -> Result<()> {
+    let stack = format_stack(tree, dirs)?;
+    for (dir, patches) in dirs.iter().zip(&stack) {
+        fs::create_dir_all(dir)?;
+        for entry in fs::read_dir(dir)?.flatten() {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let numbered = file.len() > 5 && file[..4].bytes().all(|b| b.is_ascii_digit());
+            if numbered && file.ends_with(".patch") && file != COVER_LETTER {
+                fs::remove_file(entry.path())?;
+            }
         }
+        let mut series = String::new();
+        for (name, bytes) in patches {
+            fs::write(dir.join(name), bytes)?;
+            series.push_str(name);
+            series.push('\n');
+        }
+        fs::write(dir.join("series"), series)?;
+        eprintln!(
+            "exported {} patches from {} to {}",
+            patches.len(),
+            tree.display(),
+            dir.display()
+        );
     }
-    let mut series = String::new();
-    for (name, bytes) in &patches {
-        fs::write(patches_dir.join(name), bytes)?;
-        series.push_str(name);
-        series.push('\n');
-    }
-    fs::write(patches_dir.join("series"), series)?;
     let head = git_out(tree, &["rev-parse", "HEAD"])?;
     fs::write(tree.join(".git").join(APPLIED_MARKER), format!("{head}\n"))?;
-    eprintln!(
-        "exported {} patches from {} to {}",
-        patches.len(),
-        tree.display(),
-        patches_dir.display()
-    );
     Ok(())
 }
 
@@ -263,16 +392,16 @@ pub fn export_all(ctx: &Ctx, only: Option<Which>) -> Result<()> {
         (
             Which::Linux,
             ctx.linux_src(),
-            ctx.repo.join("patches/linux"),
+            stack(&ctx.repo, Which::Linux),
         ),
         (
             Which::Rust,
             ctx.rustc_dir().join("src"),
-            ctx.repo.join("patches/rust"),
+            stack(&ctx.repo, Which::Rust),
         ),
     ];
     let mut any = false;
-    for (which, tree, dir) in trees {
+    for (which, tree, dirs) in trees {
         if only.is_none_or(|o| o == which) && tree.join(".git").exists() {
             if !is_clean(&tree)? {
                 bail!(
@@ -280,7 +409,7 @@ pub fn export_all(ctx: &Ctx, only: Option<Which>) -> Result<()> {
                     tree.display()
                 );
             }
-            export(&tree, &dir)?;
+            export(&tree, &dirs)?;
             any = true;
         }
     }
@@ -288,4 +417,117 @@ pub fn export_all(ctx: &Ctx, only: Option<Which>) -> Result<()> {
         bail!("no work tree to export; run `tree` or `toolchain` first");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch directory under the system's temporary directory, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn scratch(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("overflow-harness-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn git_ok(tree: &Path, args: &[&str]) {
+        let status = git(tree).args(args).status().unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    fn commit_file(tree: &Path, file: &str, text: &str, subject: &str) {
+        fs::write(tree.join(file), text).unwrap();
+        git_ok(tree, &["add", file]);
+        git_ok(tree, &["commit", "-q", "-m", subject]);
+    }
+
+    #[test]
+    fn format_stack_splits_the_commits_at_the_separators() {
+        let tmp = scratch("stack");
+        let tree = tmp.0.join("tree");
+        fs::create_dir_all(&tree).unwrap();
+        git_ok(&tree, &["init", "-q", "-b", "main"]);
+        commit_file(&tree, "a", "0\n", "pristine");
+        commit_file(&tree, "a", "1\n", "core one");
+        commit_file(&tree, "b", "1\n", "core two");
+        git_ok(
+            &tree,
+            &[
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "overflow-harness: start of patches/linux-trap",
+            ],
+        );
+        commit_file(&tree, "a", "2\n", "trap one");
+        let dirs = [
+            tmp.0.join("patches/linux"),
+            tmp.0.join("patches/linux-trap"),
+        ];
+
+        let stack = format_stack(&tree, &dirs).unwrap();
+        let names = |i: usize| stack[i].iter().map(|p| p.0.clone()).collect::<Vec<_>>();
+        assert_eq!(names(0), ["0001-core-one.patch", "0002-core-two.patch"]);
+        assert_eq!(names(1), ["0001-trap-one.patch"]);
+
+        // Exported and read back, the stack is in sync; the diffs do not depend on the split.
+        export(&tree, &dirs).unwrap();
+        assert_eq!(stack_contents(&dirs).unwrap(), stack);
+        let single = [tmp.0.join("patches/linux")];
+        let before = stack_diffs(&dirs).unwrap();
+        // A rebase that rewrites every commit keeps the separator.
+        let status = git(&tree)
+            .env("GIT_SEQUENCE_EDITOR", "true")
+            .args(["rebase", "-q", "-i", "--force-rebase", "HEAD~4"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(format_stack(&tree, &dirs).unwrap(), stack);
+        assert!(!before.is_empty());
+
+        // Only the core: the separator names a series that is not in the stack.
+        let err = format_stack(&tree, &single).unwrap_err().to_string();
+        assert!(err.contains("starts patches/linux-trap"), "{err}");
+    }
+
+    #[test]
+    fn stack_diffs_ignore_subjects_and_numbering() {
+        let tmp = scratch("diffs");
+        let patch = |subject: &str| {
+            format!(
+                "From 0000 Mon Sep 17 00:00:00 2001\nSubject: {subject}\n\nWhy.\n---\n \
+                 a | 2 +-\n\ndiff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-0\n+1\n"
+            )
+        };
+        let write = |dir: &str, files: &[(&str, String)]| {
+            let dir = tmp.0.join(dir);
+            fs::create_dir_all(&dir).unwrap();
+            let mut series = String::new();
+            for (name, text) in files {
+                fs::write(dir.join(name), text).unwrap();
+                series += &format!("{name}\n");
+            }
+            fs::write(dir.join("series"), series).unwrap();
+            dir
+        };
+        let one = write("one", &[("0001-x.patch", patch("[PATCH 9/13] x"))]);
+        let two = write("two", &[("0001-y.patch", patch("[PATCH 1/5] y, reworded"))]);
+        assert_eq!(
+            stack_diffs(&[one.clone()]).unwrap(),
+            stack_diffs(&[two]).unwrap()
+        );
+        let three = write("three", &[("0001-x.patch", patch("x").replace("+1", "+2"))]);
+        assert_ne!(stack_diffs(&[one]).unwrap(), stack_diffs(&[three]).unwrap());
+    }
 }

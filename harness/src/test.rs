@@ -153,18 +153,20 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     };
     for arch in arches {
         let step = format!("kunit {arch} {mode}");
-        report.timed(&step, |report| match kunit_suites(ctx, &src, arch, mode, args.all_arches) {
-            Ok(suites) => {
-                for s in &suites {
-                    report.add(
-                        &format!("{step}: {}", s.name),
-                        s.passed,
-                        s.failed,
-                        format!("({} skipped)", s.skipped),
-                    );
+        report.timed(&step, |report| {
+            match kunit_suites(ctx, &src, arch, mode, args.all_arches) {
+                Ok(suites) => {
+                    for s in &suites {
+                        report.add(
+                            &format!("{step}: {}", s.name),
+                            s.passed,
+                            s.failed,
+                            format!("({} skipped)", s.skipped),
+                        );
+                    }
                 }
+                Err(e) => report.error(&step, e),
             }
-            Err(e) => report.error(&step, e),
         });
     }
 

@@ -27,24 +27,20 @@ pub struct Args {
 
 pub fn run(ctx: &Ctx, args: &Args) -> Result<PathBuf> {
     let source_version = source_version()?;
-    let patches_dir = ctx.repo.join("patches/rust");
-    let series = patches::series_contents(&patches_dir)?;
+    let stack = patches::stack(&ctx.repo, patches::Which::Rust);
+    let diffs = patches::stack_diffs(&stack)?;
     let config = bootstrap_toml(ctx)?;
 
     let dir_for = |tools: bool| {
         ctx.work
             .join("toolchains")
-            .join(cache_key(&source_version, &config, &series, tools))
+            .join(cache_key(&source_version, &config, &diffs, tools))
     };
     let dir = dir_for(args.tools);
     // A toolchain built with the tools also serves a request without them.
     for candidate in [dir.clone(), dir_for(true)] {
         if candidate.join(".complete").exists() {
-            eprintln!(
-                "toolchain: cache hit {} ({} patches)",
-                candidate.display(),
-                series.len()
-            );
+            eprintln!("toolchain: cache hit {}", candidate.display());
             point_current(ctx, &candidate)?;
             return Ok(candidate);
         }
@@ -52,7 +48,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<PathBuf> {
 
     let _lock = Lock::acquire(&ctx.heavy_lock())?;
     let tree = prepare_tree(ctx, &source_version)?;
-    patches::sync(ctx, &tree, &patches_dir)?;
+    patches::sync(ctx, &tree, &stack)?;
     let config_path = ctx.rustc_dir().join("bootstrap.toml");
     write_if_changed(&config_path, config.as_bytes())?;
 
@@ -86,13 +82,9 @@ fn x_py(tree: &Path) -> Command {
     cmd
 }
 
-/// Hashes every input of the build: the source, the series, the bootstrap configuration.
-fn cache_key(
-    source_version: &str,
-    config: &str,
-    series: &[(String, Vec<u8>)],
-    tools: bool,
-) -> String {
+/// Hashes every input of the build: the source, what the series change in it (not their
+/// commit messages), the bootstrap configuration.
+fn cache_key(source_version: &str, config: &str, diffs: &[u8], tools: bool) -> String {
     let mut hasher = Sha256::new();
     for part in [
         RECIPE.as_bytes(),
@@ -102,10 +94,7 @@ fn cache_key(
         hasher.update(part);
         hasher.update([0]);
     }
-    for (name, bytes) in series {
-        hasher.update(name.as_bytes());
-        hasher.update(bytes);
-    }
+    hasher.update(diffs);
     hasher.update([tools as u8]);
     hex(&hasher.finalize())[..16].to_string()
 }
@@ -320,14 +309,18 @@ pub fn series_tests(series: &[(String, Vec<u8>)]) -> Vec<String> {
 
 /// Runs the series' compiletest tests with the stage1 compiler; returns (passed, failed).
 pub fn compiletest(ctx: &Ctx) -> Result<(usize, usize)> {
-    let series = patches::series_contents(&ctx.repo.join("patches/rust"))?;
+    let stack = patches::stack(&ctx.repo, patches::Which::Rust);
+    let series: Vec<_> = patches::stack_contents(&stack)?
+        .into_iter()
+        .flatten()
+        .collect();
     let tests = series_tests(&series);
     if tests.is_empty() {
         return Ok((0, 0));
     }
     let tree = ctx.rustc_dir().join("src");
     let _lock = Lock::acquire(&ctx.heavy_lock())?;
-    patches::sync(ctx, &tree, &ctx.repo.join("patches/rust"))?;
+    patches::sync(ctx, &tree, &stack)?;
     let mut cmd = x_py(&tree);
     cmd.args(["test", "--config"])
         .arg(ctx.rustc_dir().join("bootstrap.toml"))
@@ -368,7 +361,7 @@ pub fn llvm_ir_tests(ctx: &Ctx) -> Result<(usize, usize)> {
     let tree = ctx.rustc_dir().join("src");
     let tests = tree.join(IR_TESTS);
     let _lock = Lock::acquire(&ctx.heavy_lock())?;
-    patches::sync(ctx, &tree, &ctx.repo.join("patches/rust"))?;
+    patches::sync(ctx, &tree, &patches::stack(&ctx.repo, patches::Which::Rust))?;
     if !tests.is_dir() {
         return Ok((0, 0));
     }
