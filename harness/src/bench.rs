@@ -60,7 +60,7 @@ pub struct Args {
     #[arg(long)]
     pub no_crates: bool,
     /// Build the userspace and crates.io workloads' `report` mode with
-    /// `-Zmerge-overflow-reports` too (rustc patch 10). The kernel has no vector registers, so
+    /// `-Zmerge-overflow-reports` too (`patches/rust-trap` 2). The kernel has no vector registers, so
     /// merging would change nothing there: its builds are the same either way.
     #[arg(long)]
     pub merge_reports: bool,
@@ -266,7 +266,7 @@ fn measure(ctx: &Ctx, toolchain: &Path, dir: &Path, merge: bool) -> Result<Basel
     Ok(out)
 }
 
-/// The rustc flag that turns off the LLVM passes of the rustc series (patches 11 to 13), so that
+/// The rustc flag that turns off the LLVM passes of the rustc series (`patches/rust-trap` 3 to 5), so that
 /// `bench` can show what they gain in each mode.
 const NO_PASSES: &str = "-Cllvm-args=-rustc-overflow-check-passes=false";
 
@@ -1031,7 +1031,7 @@ fn passes_markdown(w: &mut String, r: &Results) {
         w,
         "The same workloads built by the same compiler with `{NO_PASSES}`, which turns off the \
          passes that drop the checks that cannot fail and version loops of counters (rustc \
-         patches 11 to 13). The passes run in every mode; the table above has them. Each cell: \
+         `patches/rust-trap` 3 to 5). The passes run in every mode; the table above has them. Each cell: \
          instructions without the passes, and the ratio with/without.\n"
     )
     .unwrap();
@@ -1125,7 +1125,7 @@ fn sections_markdown(w: &mut String, arch: &str, s: &KernelSections) {
              `leaf`: `(a ^ i) op b`; `call`: the same, then the result passed to an external \
              function, so that the function has a frame in every mode. Rows marked `s`: the same \
              command lines with `-Copt-level=s`, as `CONFIG_CC_OPTIMIZE_FOR_SIZE=y` builds Rust, \
-             where the trap is laid out in line (rustc patch 9).\n"
+             where the trap is laid out in line (`patches/rust-trap` 1).\n"
         )
         .unwrap();
         writeln!(

@@ -88,7 +88,7 @@ const PROGRAMS: &[Program] = &[
     },
 ];
 
-/// The rustc flag that asks for merged loop reports (rustc patch 10).
+/// The rustc flag that asks for merged loop reports (`patches/rust-trap` 2).
 const MERGE_FLAG: &str = "-Zmerge-overflow-reports";
 
 const MERGED: &[&str] = &[MERGE_FLAG, "--cfg", "merged_reports"];
