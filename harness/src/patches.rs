@@ -221,9 +221,9 @@ pub fn stack_diffs(dirs: &[PathBuf]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The tree's commits after its pristine one as `git format-patch` writes them, one list per
-/// series of `dirs`, split at the separator commits.
-pub fn format_stack(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<Vec<(String, Vec<u8>)>>> {
+/// The commits of each series of `dirs` in the tree, split at the separator commits: the commit
+/// the series starts after, and its last commit, if it has one.
+fn stack_ranges(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<(String, Option<String>)>> {
     let base = base_commit(tree)?;
     let log = git_out(
         tree,
@@ -234,7 +234,6 @@ pub fn format_stack(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<Vec<(String, Ve
             &format!("{base}..HEAD"),
         ],
     )?;
-    // Per series: the commit it starts after, and its last commit if it has one.
     let mut ranges: Vec<(String, Option<String>)> = vec![(base, None)];
     for line in log.lines() {
         let (hash, subject) = line.split_once(' ').unwrap_or((line, ""));
@@ -258,12 +257,71 @@ pub fn format_stack(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<Vec<(String, Ve
             ranges.last_mut().unwrap().1 = Some(hash.to_string());
         }
     }
+    ranges.resize(dirs.len(), (String::new(), None));
+    Ok(ranges)
+}
+
+/// The tree's commits after its pristine one as `git format-patch` writes them, one list per
+/// series of `dirs`, split at the separator commits.
+pub fn format_stack(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<Vec<(String, Vec<u8>)>>> {
     let mut out = Vec::new();
-    for (i, dir) in dirs.iter().enumerate() {
-        out.push(match ranges.get(i) {
-            Some((from, Some(to))) => format_patches(tree, dir, &format!("{from}..{to}"))?,
-            _ => Vec::new(),
+    for (dir, (from, to)) in dirs.iter().zip(stack_ranges(tree, dirs)?) {
+        out.push(match to {
+            Some(to) => format_patches(tree, dir, &format!("{from}..{to}"))?,
+            None => Vec::new(),
         });
+    }
+    Ok(out)
+}
+
+/// A cover letter with its patch count, shortlog and diffstat brought up to date with the
+/// commits `from..to`: the count in `Subject: [... 0/N]`, and everything from the shortlog's
+/// `Author (N):` line to the signature's `-- ` line. The rest is hand-written and kept.
+fn refresh_cover_letter(tree: &Path, text: &str, from: &str, to: &str) -> Result<String> {
+    let range = format!("{from}..{to}");
+    let log = git_out(tree, &["log", "--reverse", "--format=%an%x00%s", &range])?;
+    let commits: Vec<(&str, &str)> = log.lines().filter_map(|l| l.split_once('\0')).collect();
+    let mut stat = git(tree);
+    stat.args(["diff", "--stat=72", from, to]);
+    // Not `git_out()`, which would trim the indentation of the first line.
+    let stat = capture(stat, GIT_TIMEOUT)?.trim_end().to_string();
+    let mut out = String::new();
+    let mut lines = text.lines();
+    let mut replaced = false;
+    while let Some(line) = lines.next() {
+        let is_shortlog = line.ends_with("):")
+            && line
+                .rsplit_once(" (")
+                .is_some_and(|(_, n)| n.trim_end_matches("):").bytes().all(|b| b.is_ascii_digit()));
+        if !replaced && is_shortlog {
+            let author = commits.first().map_or("", |c| c.0);
+            out += &format!("{author} ({}):\n", commits.len());
+            for (_, subject) in &commits {
+                out += &format!("  {subject}\n");
+            }
+            out += &format!("\n{stat}\n\n");
+            for rest in lines.by_ref() {
+                if rest == "-- " {
+                    out += "-- \n";
+                    break;
+                }
+            }
+            replaced = true;
+            continue;
+        }
+        match line
+            .strip_prefix("Subject: [")
+            .and_then(|l| l.split_once(" 0/"))
+        {
+            Some((prefix, rest)) if rest.contains(']') => {
+                let (_, after) = rest.split_once(']').unwrap();
+                out += &format!("Subject: [{prefix} 0/{}]{after}\n", commits.len());
+            }
+            _ => {
+                out += line;
+                out += "\n";
+            }
+        }
     }
     Ok(out)
 }
@@ -349,10 +407,12 @@ pub fn sync(ctx: &Ctx, tree: &Path, dirs: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Writes the tree's commits to the series of `dirs`, keeping hand-written cover letters.
+/// Writes the tree's commits to the series of `dirs`. A cover letter is kept, with its patch
+/// count, shortlog and diffstat brought up to date.
 pub fn export(tree: &Path, dirs: &[PathBuf]) -> Result<()> {
     let stack = format_stack(tree, dirs)?;
-    for (dir, patches) in dirs.iter().zip(&stack) {
+    let ranges = stack_ranges(tree, dirs)?;
+    for ((dir, patches), (from, to)) in dirs.iter().zip(&stack).zip(&ranges) {
         fs::create_dir_all(dir)?;
         for entry in fs::read_dir(dir)?.flatten() {
             let file = entry.file_name().to_string_lossy().into_owned();
@@ -368,6 +428,11 @@ pub fn export(tree: &Path, dirs: &[PathBuf]) -> Result<()> {
             series.push('\n');
         }
         fs::write(dir.join("series"), series)?;
+        let cover = dir.join(COVER_LETTER);
+        if let (Some(to), true) = (to, cover.is_file()) {
+            let text = fs::read_to_string(&cover)?;
+            fs::write(&cover, refresh_cover_letter(tree, &text, from, to)?)?;
+        }
         eprintln!(
             "exported {} patches from {} to {}",
             patches.len(),
@@ -482,7 +547,30 @@ mod tests {
         assert_eq!(names(1), ["0001-trap-one.patch"]);
 
         // Exported and read back, the stack is in sync; the diffs do not depend on the split.
+        // The cover letter keeps its text, with the count, shortlog and diffstat of today.
+        fs::create_dir_all(&dirs[0]).unwrap();
+        let cover = dirs[0].join(COVER_LETTER);
+        fs::write(
+            &cover,
+            "Subject: [RFC PATCH v9 0/7] why\n\nHand-written.\n\nA (7):\n  old\n\n old | 1 +\n\n-- \n2.47.3\n",
+        )
+        .unwrap();
+        let stack = format_stack(&tree, &dirs).unwrap();
+        assert!(String::from_utf8_lossy(&stack[0][0].1).contains("[RFC PATCH v9 1/2]"));
         export(&tree, &dirs).unwrap();
+        let text = fs::read_to_string(&cover).unwrap();
+        assert!(
+            text.starts_with("Subject: [RFC PATCH v9 0/2] why\n\nHand-written.\n\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(2):\n  core one\n  core two\n\n a | 2 +-\n b | 1 +\n"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("old") && text.ends_with("-- \n2.47.3\n"),
+            "{text}"
+        );
         assert_eq!(stack_contents(&dirs).unwrap(), stack);
         let single = [tmp.0.join("patches/linux")];
         let before = stack_diffs(&dirs).unwrap();
