@@ -8,7 +8,7 @@
 //! the operation, the type in the site descriptor, both operands with their values and types
 //! (a shift amount keeps its own type), the location that `-Coverflow-checks=on` would panic
 //! at, and the site's own location. The site descriptor is checked as well: each check has its
-//! own, the same check reached again has the same one, and its state word is the one that the
+//! own, the same check reached again has the same one, and its flag is the one that the
 //! handler left there. Operations that do not overflow must not report; division and bounds
 //! checks must still panic.
 //!
@@ -70,8 +70,8 @@ struct Report {
     site_at: Place,
     /// The address of `site()`.
     site: usize,
-    /// The site's state word before the handler's `fetch_add(1)`: how often it was reported.
-    state: usize,
+    /// The site's flag before the handler set it: whether it was reported before.
+    reported: bool,
     /// The report's `Display`.
     text: String,
 }
@@ -80,20 +80,20 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "`{}` ({}) at {}, site {:#x} at {} in state {}",
+            "`{}` ({}) at {}, site {:#x} at {}, reported before: {}",
             self.text,
             self.ty,
             show(self.at),
             self.site,
             show(self.site_at),
-            self.state
+            self.reported
         )
     }
 }
 
 static REPORTS: Mutex<Vec<Report>> = Mutex::new(Vec::new());
 
-/// The handler under test: records the report, counts it in the site's state word and returns.
+/// The handler under test: records the report, sets the site's flag and returns.
 #[core::panic::report_integer_overflow]
 fn record(overflow: &IntegerOverflow) {
     let site = overflow.site();
@@ -105,7 +105,7 @@ fn record(overflow: &IntegerOverflow) {
         at: place(overflow.location()),
         site_at: place(site.location()),
         site: std::ptr::from_ref(site).addr(),
-        state: site.state().fetch_add(1, Ordering::Relaxed),
+        reported: site.reported().swap(true, Ordering::Relaxed),
         text: overflow.to_string(),
     };
     REPORTS
@@ -360,21 +360,21 @@ fn compare(reports: &[Report], expected: &[Expected]) -> Option<String> {
 #[derive(Default)]
 struct Tester {
     checks: Checks,
-    /// How often each site was reported, by address: what its state word must say next.
+    /// How often each site was reported, by address: whether its flag must be set next.
     counts: HashMap<usize, usize>,
     /// The site of every report so far, in order.
     sites: Vec<usize>,
 }
 
 impl Tester {
-    /// The reports since the last call, and the first one whose state word is not the number of
-    /// earlier reports of its site.
+    /// The reports since the last call, and the first one whose flag does not say whether its
+    /// site was reported before.
     fn take(&mut self) -> (Vec<Report>, Option<String>) {
         let reports = std::mem::take(&mut *REPORTS.lock().unwrap_or_else(PoisonError::into_inner));
         let mut wrong = None;
         for (i, r) in reports.iter().enumerate() {
             let count = self.counts.entry(r.site).or_default();
-            if r.state != *count && wrong.is_none() {
+            if r.reported != (*count > 0) && wrong.is_none() {
                 wrong = Some(format!(
                     "report {i}, {r}: the site was reported {count} times before"
                 ));
@@ -450,12 +450,12 @@ impl Tester {
     }
 
     /// The reports since the last check are `run.expected` (at least one), all from one site
-    /// that was never reported before: one address, state words 0, 1, 2 and so on. No result
-    /// was wrong.
+    /// that was never reported before: one address, its flag clear at the first report and set
+    /// at the others. No result was wrong.
     fn repeated(&mut self, name: &str, run: Run) {
         let (reports, _) = self.take();
         let sites: HashSet<usize> = reports.iter().map(|r| r.site).collect();
-        let fresh = reports.iter().enumerate().find(|&(i, r)| r.state != i);
+        let fresh = reports.iter().enumerate().find(|&(i, r)| r.reported != (i > 0));
         let why = if run.expected.is_empty() {
             Some("nothing overflows (a bug of this program)".into())
         } else if run.wrong > 0 {
@@ -468,7 +468,7 @@ impl Tester {
                 sites.len()
             ))
         } else {
-            fresh.map(|(i, r)| format!("report {i}, {r}: want state {i}"))
+            fresh.map(|(i, r)| format!("report {i}, {r}: want its flag {}", i > 0))
         };
         self.check(name, why);
     }
@@ -1002,7 +1002,7 @@ fn inherited(t: &mut Tester) {
 }
 
 /// Reporting does not stop a loop: each overflowing iteration reports once, at the same site,
-/// whose state word counts the reports.
+/// whose flag is set from the second report on.
 #[rustfmt::skip]
 fn loops(t: &mut Tester) {
     sweep!(t, loop_every_iteration, Add(u16::MAX, i in 1..=1000u16), |a| /*@loop_every_iteration*/ a + i);

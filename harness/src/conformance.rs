@@ -1051,9 +1051,10 @@ impl Object {
 /// with.
 const REPORT_SYMBOL: &str = "core::panic::overflow::report_";
 
-/// Offsets in `core::panic::OverflowSite` (`#[repr(C)]`, 64-bit): the state word at 0, then
-/// the location, the operation and the type.
-const SITE_LOCATION: u64 = 8;
+/// Offsets in `core::panic::OverflowSite` (`#[repr(C)]`, 64-bit): the location at 0, then a
+/// reference to the site's flag, the operation and the type.
+const SITE_LOCATION: u64 = 0;
+const SITE_FLAG: u64 = 8;
 const SITE_OP: u64 = 16;
 const SITE_TY: u64 = 17;
 const SITE_SIZE: u64 = 24;
@@ -1170,7 +1171,11 @@ fn site_argument(
     (0..number)
         .map(|n| format!("x{n}"))
         .filter(|register| {
-            let location = format!("[{register}, #{SITE_LOCATION:#x}]");
+            let location = if SITE_LOCATION == 0 {
+                format!("[{register}]")
+            } else {
+                format!("[{register}, #{SITE_LOCATION:#x}]")
+            };
             instance
                 .insns
                 .iter()
@@ -1281,19 +1286,17 @@ fn loaded_address(insns: &[Insn], call: usize, register: &str) -> Result<(String
     })
 }
 
-/// Checks the site descriptor at `symbol + addend`: in a writable data section, with its state
-/// word zero, a relocation for its location and the operation and type of `expect`.
+/// Checks the site descriptor at `symbol + addend`: in a read-only data section, with a
+/// relocation for its location, one for its flag in a writable data section, and the operation
+/// and type of `expect`.
 fn check_site(elf: &Elf, symbol: &str, addend: i64, expect: &Expect) -> Result<(), String> {
     let (section, offset) = elf
         .locate(symbol, addend)
         .ok_or("not a section or symbol of the object file")?;
     let name = &section.name;
-    if section.flags & SHF_WRITE == 0
-        || section.flags & SHF_EXECINSTR != 0
-        || name.starts_with(".rodata")
-    {
+    if section.flags & (SHF_WRITE | SHF_EXECINSTR) != 0 {
         return Err(format!(
-            "in section {name} (flags {:#x}), which is not writable data",
+            "in section {name} (flags {:#x}), which is not read-only data",
             section.flags
         ));
     }
@@ -1304,8 +1307,13 @@ fn check_site(elf: &Elf, symbol: &str, addend: i64, expect: &Expect) -> Result<(
             "{name} has no {SITE_SIZE} bytes at {offset:#x} (it has {})",
             section.bytes.len()
         ))?;
-    if bytes[..8] != [0; 8] {
-        return Err(format!("the state word is {:02x?}, want zero", &bytes[..8]));
+    let flag = elf
+        .relocations
+        .iter()
+        .find(|r| r.section == section.index && r.offset == offset + SITE_FLAG);
+    match flag.and_then(|r| elf.locate(&r.symbol, 0)) {
+        Some((data, _)) if data.flags & SHF_WRITE != 0 && data.flags & SHF_EXECINSTR == 0 => {}
+        _ => return Err(format!("the flag is not a relocation to writable data but {flag:?}")),
     }
     let location = elf
         .relocations
