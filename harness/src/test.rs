@@ -152,9 +152,6 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         args.arch.clone()
     };
     for arch in arches {
-        // UML has no GENERIC_BUG, which report mode needs (`warn_at()` is in `lib/bug.c`): its
-        // Rust suites run in panic mode.
-        let mode = if arch == KunitArch::Um { Mode::Panic } else { mode };
         let step = format!("kunit {arch} {mode}");
         report.timed(&step, |report| {
             match kunit_suites(ctx, &src, arch, mode, args.all_arches) {
