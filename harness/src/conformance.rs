@@ -1313,7 +1313,11 @@ fn check_site(elf: &Elf, symbol: &str, addend: i64, expect: &Expect) -> Result<(
         .find(|r| r.section == section.index && r.offset == offset + SITE_FLAG);
     match flag.and_then(|r| elf.locate(&r.symbol, 0)) {
         Some((data, _)) if data.flags & SHF_WRITE != 0 && data.flags & SHF_EXECINSTR == 0 => {}
-        _ => return Err(format!("the flag is not a relocation to writable data but {flag:?}")),
+        _ => {
+            return Err(format!(
+                "the flag is not a relocation to writable data but {flag:?}"
+            ))
+        }
     }
     let location = elf
         .relocations
@@ -1516,9 +1520,9 @@ Disassembly of section .text.add:
        c:      \tret
       10:      \tstr\tx30, [sp, #-0x10]!
       14:      \tadrp\tx2, 0x0 <add>
-\t\t0000000000000014:  R_AARCH64_ADR_PREL_PG_HI21\t.data..L__unnamed_1
+\t\t0000000000000014:  R_AARCH64_ADR_PREL_PG_HI21\t.rodata..Lanon.2
       18:      \tadd\tx2, x2, #0x0
-\t\t0000000000000018:  R_AARCH64_ADD_ABS_LO12_NC\t.data..L__unnamed_1
+\t\t0000000000000018:  R_AARCH64_ADD_ABS_LO12_NC\t.rodata..Lanon.2
       1c:      \tbl\t0x1c <add+0x1c>
 \t\t000000000000001c:  R_AARCH64_CALL26\t.text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report_wrapped_overflowmECs1_14aarch64_no_std
       20:      \tmov\tw0, w9
@@ -1531,20 +1535,25 @@ Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report
        0:      \tret
 ";
 
-    /// The sections of `ADD`: its site descriptor records `Add` on `u32`.
+    /// The sections of `ADD`: its site descriptor, read-only, records its location, a flag in
+    /// writable data, and `Add` on `u32`.
     const ADD_SECTIONS: &str = r#"[{
   "Sections": [
-    {"Section": {"Index": 5, "Name": {"Name": ".data..L__unnamed_1"}, "Flags": {"Value": 3},
+    {"Section": {"Index": 5, "Name": {"Name": ".rodata..Lanon.2"}, "Flags": {"Value": 2},
       "SectionData": {"Bytes": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
                                 0, 10, 0, 0, 0, 0, 0, 0]}}},
-    {"Section": {"Index": 6, "Name": {"Name": ".rela.data..L__unnamed_1"},
+    {"Section": {"Index": 6, "Name": {"Name": ".rela.rodata..Lanon.2"},
       "Flags": {"Value": 64}, "Info": 5}},
     {"Section": {"Index": 7, "Name": {"Name": ".rodata..Lanon.1"}, "Flags": {"Value": 2},
       "SectionData": {"Bytes": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                                0, 10, 0, 0, 0, 0, 0, 0]}}}
+                                0, 10, 0, 0, 0, 0, 0, 0]}}},
+    {"Section": {"Index": 8, "Name": {"Name": ".bss..Lanon.3"}, "Flags": {"Value": 3}}}
   ],
-  "Relocations": [{"SectionIndex": 6, "Relocs": [{"Relocation": {
-    "Offset": 8, "Type": {"Name": "R_AARCH64_ABS64"}, "Symbol": {"Name": ".rodata..Lanon.1"}}}]}]
+  "Relocations": [{"SectionIndex": 6, "Relocs": [
+    {"Relocation": {
+      "Offset": 0, "Type": {"Name": "R_AARCH64_ABS64"}, "Symbol": {"Name": ".rodata..Lanon.1"}}},
+    {"Relocation": {
+      "Offset": 8, "Type": {"Name": "R_AARCH64_ABS64"}, "Symbol": {"Name": ".bss..Lanon.3"}}}]}]
 }]"#;
 
     const ADD_U32: Expect = Expect::binary("add", Op::Add, Int::U32, Int::U32);
@@ -1583,7 +1592,7 @@ Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report
             f.insns[6].reloc,
             Some(Reloc {
                 kind: "R_AARCH64_ADD_ABS_LO12_NC".into(),
-                symbol: ".data..L__unnamed_1".into(),
+                symbol: ".rodata..Lanon.2".into(),
                 addend: 0
             })
         );
@@ -1647,7 +1656,7 @@ Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report
         let sites = check(ADD, &ADD_U32).unwrap();
         assert_eq!(
             sites.into_iter().collect::<Vec<_>>(),
-            [(".data..L__unnamed_1".to_string(), 0)]
+            [(".rodata..Lanon.2".to_string(), 0)]
         );
 
         let expect = Expect::binary("add", Op::Add, Int::U64, Int::U64);
@@ -1667,18 +1676,44 @@ Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report
     }
 
     #[test]
-    fn a_site_in_read_only_data_fails() {
-        let listing = ADD.replace("\t.data..L__unnamed_1", "\t.rodata..Lanon.1");
-        let err = check(&listing, &ADD_U32).unwrap_err();
-        assert!(err.contains("which is not writable data"), "{err}");
+    fn a_site_in_writable_data_fails() {
+        let sections = ADD_SECTIONS.replacen(
+            r#"".rodata..Lanon.2"}, "Flags": {"Value": 2}"#,
+            r#"".rodata..Lanon.2"}, "Flags": {"Value": 3}"#,
+            1,
+        );
+        let object = object(ADD, &sections);
+        let err = check_function(&object, &object.functions[0], &ADD_U32).unwrap_err();
+        assert!(err.contains("which is not read-only data"), "{err}");
     }
 
     #[test]
     fn a_site_without_a_location_fails() {
-        let sections = ADD_SECTIONS.replace("\"Offset\": 8", "\"Offset\": 0");
+        let sections = ADD_SECTIONS.replace(r#""Offset": 0,"#, r#""Offset": 16,"#);
         let object = object(ADD, &sections);
         let err = check_function(&object, &object.functions[0], &ADD_U32).unwrap_err();
         assert!(err.contains("the location is not"), "{err}");
+    }
+
+    #[test]
+    fn a_site_whose_flag_is_not_writable_fails() {
+        let sections = ADD_SECTIONS.replace(
+            r#""Symbol": {"Name": ".bss..Lanon.3"}"#,
+            r#""Symbol": {"Name": ".rodata..Lanon.1"}"#,
+        );
+        let elf = object(ADD, &sections);
+        let err = check_function(&elf, &elf.functions[0], &ADD_U32).unwrap_err();
+        assert!(
+            err.contains("the flag is not a relocation to writable data"),
+            "{err}"
+        );
+        let sections = ADD_SECTIONS.replace(r#""Offset": 8,"#, r#""Offset": 16,"#);
+        let elf = object(ADD, &sections);
+        let err = check_function(&elf, &elf.functions[0], &ADD_U32).unwrap_err();
+        assert!(
+            err.contains("the flag is not a relocation to writable data"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -1708,25 +1743,25 @@ Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report
             .replace("adrp\tx2", "nop\t")
             .replace("add\tx2, x2, #0x0", "nop\t")
             .replace(
-                "\t\t0000000000000014:  R_AARCH64_ADR_PREL_PG_HI21\t.data..L__unnamed_1\n",
+                "\t\t0000000000000014:  R_AARCH64_ADR_PREL_PG_HI21\t.rodata..Lanon.2\n",
                 "",
             )
             .replace(
-                "\t\t0000000000000018:  R_AARCH64_ADD_ABS_LO12_NC\t.data..L__unnamed_1\n",
+                "\t\t0000000000000018:  R_AARCH64_ADD_ABS_LO12_NC\t.rodata..Lanon.2\n",
                 "",
             )
             .replace(
                 "       0:      \tret\n",
                 "       0:      \tadrp\tx8, 0x0\n\
-                 \t\t0000000000000000:  R_AARCH64_ADR_PREL_PG_HI21\t.data..L__unnamed_1\n\
+                 \t\t0000000000000000:  R_AARCH64_ADR_PREL_PG_HI21\t.rodata..Lanon.2\n\
                  \x20      4:      \tadd\tx8, x8, #0x0\n\
-                 \t\t0000000000000004:  R_AARCH64_ADD_ABS_LO12_NC\t.data..L__unnamed_1\n\
+                 \t\t0000000000000004:  R_AARCH64_ADD_ABS_LO12_NC\t.rodata..Lanon.2\n\
                  \x20      8:      \tret\n",
             );
         let sites = check(&specialized, &ADD_U32).unwrap_or_else(|e| panic!("{e}\n{specialized}"));
         assert_eq!(
             sites.into_iter().collect::<Vec<_>>(),
-            [(".data..L__unnamed_1".to_string(), 0)]
+            [(".rodata..Lanon.2".to_string(), 0)]
         );
 
         // The instance no longer takes the operands, only the site, whose location it reads.
@@ -1737,7 +1772,7 @@ Disassembly of section .text._RINvNtNtCs55EyLgL6L9L_4core5panic8overflow23report
         assert!(err.contains("x2 is not set before the call"), "{err}");
         let dropped = dropped.replace(
             "       0:      \tret\n",
-            "       0:      \tldr\tx16, [x0, #0x8]\n       4:      \tret\n",
+            "       0:      \tldr\tx16, [x0]\n       4:      \tret\n",
         );
         assert!(check(&dropped, &ADD_U32).is_ok(), "{dropped}");
 
