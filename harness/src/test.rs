@@ -27,8 +27,9 @@ pub struct Args {
     #[arg(long, value_enum, conflicts_with = "all_arches")]
     pub arch: Vec<KunitArch>,
     /// Run KUnit on all five architectures: also UML, 32-bit ARM and riscv64, where every
-    /// report is a call: three more kernel builds (about 12 minutes each from cold on a slow
-    /// machine); run it before resolving a change to `patches/` (CI runs the default two).
+    /// report is a call (three more kernel builds, about 12 minutes each from cold on a slow
+    /// machine), and the doctests on arm64 too (by default they run on x86_64 only); run it
+    /// before resolving a change to `patches/` (CI runs the default two).
     #[arg(long)]
     pub all_arches: bool,
 }
