@@ -339,9 +339,8 @@ fn without_flag(ctx: &Ctx, src: &Path) -> Result<String> {
 fn bisect(ctx: &Ctx, src: &Path, vars: &[String], checks: &mut Checks) -> Result<()> {
     let tree = ctx.work.join("check/bisect-src");
     let base = patches::base_commit(src)?;
-    let mut log = patches::git(src);
-    log.args(["rev-list", "--reverse", &format!("{base}..HEAD")]);
-    let commits = capture(log, Duration::from_secs(60))?;
+    // The separators between the series of the stack change nothing: not built.
+    let commits = patches::patch_commits(src)?;
     if !tree.exists() {
         let mut add = patches::git(src);
         add.args(["worktree", "add", "--detach"])
@@ -352,19 +351,7 @@ fn bisect(ctx: &Ctx, src: &Path, vars: &[String], checks: &mut Checks) -> Result
     let configs = ctx.repo.join("configs/kernel");
     let base_fragment = fs::read_to_string(configs.join("base.config"))?
         + &fs::read_to_string(configs.join("x86_64.config"))?;
-    // The separators between the series of the stack change nothing: not built.
-    let mut commits_with_subjects = Vec::new();
-    for commit in commits.lines() {
-        let mut subject = patches::git(src);
-        subject.args(["log", "-1", "--format=%s", commit]);
-        let subject = capture(subject, Duration::from_secs(60))?
-            .trim()
-            .to_string();
-        if !patches::is_separator(&subject) {
-            commits_with_subjects.push((commit.to_string(), subject));
-        }
-    }
-    for (i, (commit, subject)) in commits_with_subjects.iter().enumerate() {
+    for (i, (commit, subject)) in commits.iter().enumerate() {
         let mut checkout = patches::git(&tree);
         checkout.args(["checkout", "-q", "--detach", commit]);
         capture(checkout, Duration::from_secs(600))?;

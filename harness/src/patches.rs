@@ -195,11 +195,6 @@ fn stack_name(dir: &Path) -> String {
     )
 }
 
-/// Whether a commit subject is that of a separator between two series of a stack.
-pub fn is_separator(subject: &str) -> bool {
-    subject.starts_with(STACK_SUBJECT)
-}
-
 /// The patches of every series of `dirs`, in order, as `series_contents` reads them.
 pub fn stack_contents(dirs: &[PathBuf]) -> Result<Vec<Vec<(String, Vec<u8>)>>> {
     dirs.iter().map(|d| series_contents(d)).collect()
@@ -221,9 +216,8 @@ pub fn stack_diffs(dirs: &[PathBuf]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The commits of each series of `dirs` in the tree, split at the separator commits: the commit
-/// the series starts after, and its last commit, if it has one.
-fn stack_ranges(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<(String, Option<String>)>> {
+/// The tree's commits after its pristine one, oldest first, with their subjects.
+fn commits_since_base(tree: &Path) -> Result<Vec<(String, String)>> {
     let base = base_commit(tree)?;
     let log = git_out(
         tree,
@@ -234,9 +228,36 @@ fn stack_ranges(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<(String, Option<Str
             &format!("{base}..HEAD"),
         ],
     )?;
-    let mut ranges: Vec<(String, Option<String>)> = vec![(base, None)];
-    for line in log.lines() {
-        let (hash, subject) = line.split_once(' ').unwrap_or((line, ""));
+    Ok(log
+        .lines()
+        .map(|line| {
+            let (hash, subject) = line.split_once(' ').unwrap_or((line, ""));
+            (hash.to_string(), subject.to_string())
+        })
+        .collect())
+}
+
+/// The tree's patches after its pristine commit, oldest first, with their subjects: every
+/// commit but the separators between the series of a stack, which change nothing.
+pub fn patch_commits(tree: &Path) -> Result<Vec<(String, String)>> {
+    let mut commits = commits_since_base(tree)?;
+    commits.retain(|(_, subject)| !subject.starts_with(STACK_SUBJECT));
+    Ok(commits)
+}
+
+/// `patches/linux + patches/linux-trap`: the series of `dirs`, joined with `separator`.
+fn stack_names(dirs: &[PathBuf], separator: &str) -> String {
+    dirs.iter()
+        .map(|d| stack_name(d))
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
+/// The commits of each series of `dirs` in the tree, split at the separator commits: the commit
+/// the series starts after, and its last commit, if it has one.
+fn stack_ranges(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<(String, Option<String>)>> {
+    let mut ranges: Vec<(String, Option<String>)> = vec![(base_commit(tree)?, None)];
+    for (hash, subject) in commits_since_base(tree)? {
         if let Some(name) = subject.strip_prefix(STACK_SUBJECT) {
             let expected = dirs.get(ranges.len()).map(|d| stack_name(d));
             if expected.as_deref() != Some(name) {
@@ -246,32 +267,39 @@ fn stack_ranges(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<(String, Option<Str
                      other as in {}.",
                     tree.display(),
                     expected.as_deref().unwrap_or("none"),
-                    dirs.iter()
-                        .map(|d| stack_name(d))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    stack_names(dirs, ", ")
                 );
             }
-            ranges.push((hash.to_string(), None));
+            ranges.push((hash, None));
         } else {
-            ranges.last_mut().unwrap().1 = Some(hash.to_string());
+            ranges.last_mut().unwrap().1 = Some(hash);
         }
     }
     ranges.resize(dirs.len(), (String::new(), None));
     Ok(ranges)
 }
 
-/// The tree's commits after its pristine one as `git format-patch` writes them, one list per
-/// series of `dirs`, split at the separator commits.
-pub fn format_stack(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<Vec<(String, Vec<u8>)>>> {
+/// The commits of `ranges` (as `stack_ranges` gives them) as `git format-patch` writes them, one
+/// list per series of `dirs`.
+fn format_ranges(
+    tree: &Path,
+    dirs: &[PathBuf],
+    ranges: &[(String, Option<String>)],
+) -> Result<Vec<Vec<(String, Vec<u8>)>>> {
     let mut out = Vec::new();
-    for (dir, (from, to)) in dirs.iter().zip(stack_ranges(tree, dirs)?) {
+    for (dir, (from, to)) in dirs.iter().zip(ranges) {
         out.push(match to {
             Some(to) => format_patches(tree, dir, &format!("{from}..{to}"))?,
             None => Vec::new(),
         });
     }
     Ok(out)
+}
+
+/// The tree's commits after its pristine one as `git format-patch` writes them, one list per
+/// series of `dirs`, split at the separator commits.
+pub fn format_stack(tree: &Path, dirs: &[PathBuf]) -> Result<Vec<Vec<(String, Vec<u8>)>>> {
+    format_ranges(tree, dirs, &stack_ranges(tree, dirs)?)
 }
 
 /// A cover letter with its patch count, shortlog and diffstat brought up to date with the
@@ -341,11 +369,7 @@ pub fn sync(ctx: &Ctx, tree: &Path, dirs: &[PathBuf]) -> Result<()> {
     }
     let wanted = stack_contents(dirs)?;
     let count: usize = wanted.iter().map(Vec::len).sum();
-    let names = dirs
-        .iter()
-        .map(|d| stack_name(d))
-        .collect::<Vec<_>>()
-        .join(" + ");
+    let names = stack_names(dirs, " + ");
     if format_stack(tree, dirs).ok().as_ref() == Some(&wanted) {
         eprintln!("{name}: in sync with {names} ({count} patches)");
         return Ok(());
@@ -410,8 +434,8 @@ pub fn sync(ctx: &Ctx, tree: &Path, dirs: &[PathBuf]) -> Result<()> {
 /// Writes the tree's commits to the series of `dirs`. A cover letter is kept, with its patch
 /// count, shortlog and diffstat brought up to date.
 pub fn export(tree: &Path, dirs: &[PathBuf]) -> Result<()> {
-    let stack = format_stack(tree, dirs)?;
     let ranges = stack_ranges(tree, dirs)?;
+    let stack = format_ranges(tree, dirs, &ranges)?;
     for ((dir, patches), (from, to)) in dirs.iter().zip(&stack).zip(&ranges) {
         fs::create_dir_all(dir)?;
         for entry in fs::read_dir(dir)?.flatten() {
@@ -545,6 +569,12 @@ mod tests {
         let names = |i: usize| stack[i].iter().map(|p| p.0.clone()).collect::<Vec<_>>();
         assert_eq!(names(0), ["0001-core-one.patch", "0002-core-two.patch"]);
         assert_eq!(names(1), ["0001-trap-one.patch"]);
+        let subjects: Vec<String> = patch_commits(&tree)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.1)
+            .collect();
+        assert_eq!(subjects, ["core one", "core two", "trap one"]);
 
         // Exported and read back, the stack is in sync; the diffs do not depend on the split.
         // The cover letter keeps its text, with the count, shortlog and diffstat of today.
