@@ -84,6 +84,9 @@ struct Results {
     userspace_geomean_panic_off: f64,
     /// The same, built with `NO_PASSES`: what the LLVM passes gain in each mode.
     userspace_without_passes: BTreeMap<String, Triple>,
+    /// Report mode's instructions per workload with `FLOOR_TRAP` as the report: what continuing
+    /// after a failed check costs with a lowering that clobbers nothing and cannot unwind.
+    userspace_report_floor: BTreeMap<String, u64>,
     perf: String,
     /// `.text` bytes of the generated crate with `SITES` checked operations, x86_64 O2.
     sites_text: Triple,
@@ -189,6 +192,8 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     eprintln!("== userspace workloads without the series' LLVM passes ({NO_PASSES})");
     results.userspace_without_passes =
         userspace(ctx, &toolchain.join("bin/rustc"), &dir, merge, &[NO_PASSES])?;
+    eprintln!("== userspace workloads, report mode through a trap that clobbers nothing");
+    results.userspace_report_floor = report_floor(ctx, &toolchain.join("bin/rustc"), &dir, merge)?;
     if let Some(base) = &args.baseline {
         let base = fs::canonicalize(base)
             .with_context(|| format!("no toolchain directory at {}", base.display()))?;
@@ -302,6 +307,36 @@ fn userspace(
         if outs.iter().any(|o| o != &outs[0]) {
             bail!("the workload {name} printed different results in the three modes: {outs:?}");
         }
+    }
+    Ok(counts)
+}
+
+/// The report of `report_floor`: a trap with the operands in its registers, which the
+/// workloads never reach (none overflows).
+const FLOOR_TRAP: &str = "ud1 {lhs:e}, {rhs:e}\n";
+
+/// Report mode's instructions per workload when a failed check runs `FLOOR_TRAP` in line
+/// (`-Zoverflow-report-trap`, `patches/rust-trap` 1) instead of calling an entry point: the
+/// report clobbers no register and cannot unwind, so what report mode still costs over panic
+/// mode is the continuation itself. Checks whose operands do not fit a register still call.
+/// Fails if a workload prints something else than `userspace`'s report-mode build in `dir`.
+fn report_floor(ctx: &Ctx, rustc: &Path, dir: &Path, merge: bool) -> Result<BTreeMap<String, u64>> {
+    let template = dir.join("floor-trap.S");
+    fs::write(&template, FLOOR_TRAP)?;
+    let option = format!("-Zoverflow-report-trap={}", template.display());
+    let exe = dir.join("workloads-report-floor");
+    let flags = [option.as_str(), "-Copt-level=2", "-o"];
+    let source = ctx.repo.join("bench/workloads.rs");
+    compile(rustc, (Mode::Report, merge), &flags, &exe, &source)?;
+    let mut counts = BTreeMap::new();
+    for &name in WORKLOADS {
+        let (instructions, output) = callgrind(&exe, name)?;
+        let expected = capture_line(dir.join("workloads-report"), &[name])?;
+        if output != expected {
+            bail!("the workload {name} printed {output:?} through the trap, {expected:?} with the call");
+        }
+        eprintln!("  {name} report (trap): {instructions} instructions");
+        counts.insert(name.to_string(), instructions);
     }
     Ok(counts)
 }
@@ -938,6 +973,7 @@ fn markdown(r: &Results) -> String {
     )
     .unwrap();
     writeln!(w, "Cycles: {}.\n", r.perf).unwrap();
+    floor_markdown(w, r);
     passes_markdown(w, r);
 
     writeln!(w, "## Bytes per check site\n").unwrap();
@@ -1022,6 +1058,60 @@ fn markdown(r: &Results) -> String {
 
 /// What the LLVM passes of the rustc series gain in each mode: the same workloads built with
 /// and without them, by the same compiler.
+/// Report mode through `FLOOR_TRAP` beside the call: what continuing costs whatever the lowering.
+fn floor_markdown(w: &mut String, r: &Results) {
+    if r.userspace_report_floor.is_empty() {
+        return;
+    }
+    writeln!(w, "### What continuing costs, whatever the lowering\n").unwrap();
+    writeln!(
+        w,
+        "Report mode built again by the same compiler with `-Zoverflow-report-trap` and the \
+         template `{}` (`patches/rust-trap` 1): a failed check runs the trap in line, which \
+         clobbers no register and cannot unwind, instead of calling an entry point. No workload \
+         overflows, so the trap never runs; what report mode still costs over panic mode is the \
+         code after each check, which a panic would have ended.\n",
+        FLOOR_TRAP.trim_end()
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "| workload | panic | report, call | report, trap | call/panic | trap/panic |"
+    )
+    .unwrap();
+    writeln!(w, "|---|---:|---:|---:|---:|---:|").unwrap();
+    let mut floor = BTreeMap::new();
+    for (name, &trap) in &r.userspace_report_floor {
+        let Some(t) = r.userspace.get(name) else {
+            continue;
+        };
+        floor.insert(
+            name.clone(),
+            Triple {
+                off: 0,
+                panic: t.panic,
+                report: trap,
+            },
+        );
+        writeln!(
+            w,
+            "| {name} | {} | {} | {trap} | {:.4} | {:.4} |",
+            t.panic,
+            t.report,
+            t.report_panic(),
+            ratio(trap, t.panic)
+        )
+        .unwrap();
+    }
+    writeln!(
+        w,
+        "| geometric mean | | | | {:.4} | {:.4} |\n",
+        r.userspace_geomean_report_panic,
+        geomean(&floor, Triple::report_panic)
+    )
+    .unwrap();
+}
+
 fn passes_markdown(w: &mut String, r: &Results) {
     if r.userspace_without_passes.is_empty() {
         return;
