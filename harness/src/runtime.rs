@@ -10,6 +10,10 @@
 //! - 4 KiB `O_DIRECT` reads and writes through C `null_blk` and Rust `rnull`, both with
 //!   `irqmode=0`, so that a request completes in the context that submits it: `dd` runs of two
 //!   lengths between marks written to the kernel log, whose difference cancels `dd`'s start-up;
+//! - the drm_panic screen drawn through its debugfs trigger, as the `user` screen and as the QR
+//!   screen, whose code the Rust encoder (`drivers/gpu/drm/drm_panic_qr.rs`) makes from the kernel
+//!   log: the most arithmetic-heavy Rust of 7.2 that QEMU can run, where rnull is a thin Rust
+//!   layer over C blk-mq; draws of two counts between marks, as for `dd`;
 //! - the storm (`harness/storm`): an overflow repeated at a site reported already, with a `u32`
 //!   add (a trap on x86_64 and arm64) and a `u128` add (a call everywhere), and a `WARN_ON_ONCE()`
 //!   repeated in C for reference, each beside the same loop without the overflow.
@@ -42,6 +46,12 @@ const RUNS: usize = 2;
 /// runs' times divided by the difference of their lengths.
 const SHORT: u64 = 2048;
 const LONG: u64 = 10240;
+
+/// The panic screens drawn, with the draws of the two runs: `user` draws the same screen without
+/// the encoder.
+const SCREENS: [&str; 2] = ["user", "qr_code"];
+const DRAWS_SHORT: u64 = 2;
+const DRAWS_LONG: u64 = 6;
 
 /// Instructions per operation, by case, then mode, one value per boot.
 pub type Counts = BTreeMap<String, BTreeMap<String, Vec<f64>>>;
@@ -102,15 +112,16 @@ pub fn measure(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<Results> {
             Mode::Report => format!("{arch}-report"),
             Mode::Off | Mode::Panic => arch.to_string(),
         });
-        let fragment = kernel::read_fragment(
-            ctx,
-            &[
-                "kernel/base.config".into(),
-                format!("kernel/{arch}.config"),
-                "kernel/runtime.config".into(),
-            ],
-            mode,
-        )?;
+        let mut files = vec![
+            "kernel/base.config".to_string(),
+            format!("kernel/{arch}.config"),
+            "kernel/runtime.config".into(),
+        ];
+        let arch_fragment = format!("kernel/runtime-{arch}.config");
+        if ctx.repo.join("configs").join(&arch_fragment).exists() {
+            files.push(arch_fragment);
+        }
+        let fragment = kernel::read_fragment(ctx, &files, mode)?;
         let storm = {
             let _lock = Lock::acquire(&ctx.heavy_lock())?;
             kernel::make_kernel(
@@ -136,7 +147,7 @@ pub fn measure(ctx: &Ctx, toolchain: &Path, arch: Arch) -> Result<Results> {
                     script: Some(script.clone()),
                     extra_modules: storm.clone(),
                     load_modules: false,
-                    qemu_args: vec!["-icount".into(), "shift=0,sleep=off".into()],
+                    qemu_args: qemu_args(arch),
                     smp: 1,
                     timeout: 1800,
                     ..Default::default()
@@ -184,7 +195,21 @@ fn build_storm(
     Ok(vec![dir.join("storm_rust.ko"), dir.join("storm_c.ko")])
 }
 
-/// The guest's script: the block devices, the `dd` runs between marks, then the storm modules.
+/// `-icount`, and the display that drm_panic draws on.
+fn qemu_args(arch: Arch) -> Vec<String> {
+    let display: &[&str] = match arch {
+        Arch::X86_64 => &["-vga", "std"],
+        Arch::Arm64 => &["-device", "bochs-display"],
+    };
+    ["-icount", "shift=0,sleep=off"]
+        .iter()
+        .chain(display)
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The guest's script: the block devices, the `dd` runs between marks, the panic screens, then
+/// the storm modules.
 fn script() -> String {
     let mut s = String::from(
         r#"mount -t configfs none /sys/kernel/config
@@ -207,6 +232,27 @@ io() {
     for (dev, dir) in IO_CASES {
         for n in [SHORT, LONG] {
             s += &format!("io {dev} {dir} {n}\n");
+        }
+    }
+    // One QR screen with pr_debug() on first: its "QR width" line shows that the encoder made a
+    // code (drm_panic falls back to the `user` screen when it cannot), and `parse` requires it.
+    s += r#"screen=/sys/module/drm/parameters/panic_screen
+plane=$(ls /sys/kernel/debug/dri/*/drm_panic_plane_0 2>/dev/null | head -n 1)
+[ -n "$plane" ] || echo "runtime: no drm_panic_plane_0: no display bound to bochs" > /dev/kmsg
+echo 'file drm_panic.c +p' > /sys/kernel/debug/dynamic_debug/control
+printf qr_code > $screen && echo 1 > $plane
+echo 'file drm_panic.c -p' > /sys/kernel/debug/dynamic_debug/control
+draw() {
+    printf $1 > $screen
+    mark "panic-screen-$1 $2 begin"
+    i=0
+    while [ $i -lt $2 ]; do echo 1 > $plane; i=$((i + 1)); done
+    mark "panic-screen-$1 $2 end"
+}
+"#;
+    for screen in SCREENS {
+        for n in [DRAWS_SHORT, DRAWS_LONG] {
+            s += &format!("draw {screen} {n}\n");
         }
     }
     s += "insmod /extra/storm_rust.ko\ninsmod /extra/storm_c.ko\n";
@@ -236,19 +282,33 @@ fn parse(dmesg: &str) -> Result<BTreeMap<String, f64>> {
             }
         }
     }
-    for (dev, dir) in IO_CASES {
-        let case = format!("{dev}-{dir}");
+    // The time of one operation: the difference of the runs of `long` and `short` operations
+    // between the marks of `case`, divided by the difference of their lengths.
+    let per_operation = |case: &str, short: u64, long: u64| -> Result<f64> {
         let took = |n: u64| -> Result<u64> {
             let at = |edge: &str| {
                 marks
-                    .get(&(case.clone(), n, edge.to_string()))
+                    .get(&(case.to_string(), n, edge.to_string()))
                     .copied()
                     .with_context(|| format!("no `runtime: mark {case} {n} {edge}` in dmesg"))
             };
             Ok(at("end")?.saturating_sub(at("begin")?))
         };
-        let per_request = (took(LONG)? as f64 - took(SHORT)? as f64) / (LONG - SHORT) as f64;
+        Ok((took(long)? as f64 - took(short)? as f64) / (long - short) as f64)
+    };
+    for (dev, dir) in IO_CASES {
+        let per_request = per_operation(&format!("{dev}-{dir}"), SHORT, LONG)?;
         counts.insert(format!("{dev} 4 KiB {dir}"), per_request);
+    }
+    if dmesg.contains("runtime: no drm_panic_plane_0") {
+        bail!("the guest found no drm_panic_plane_0 in /sys/kernel/debug/dri: no DRM driver bound QEMU's bochs display (CONFIG_DRM_BOCHS, the -vga/-device argument)");
+    }
+    if !dmesg.contains("QR width") {
+        bail!("the drm_panic QR screen printed no `QR width` line: the Rust encoder made no code, and drm_panic drew the `user` screen instead");
+    }
+    for screen in SCREENS {
+        let per_draw = per_operation(&format!("panic-screen-{screen}"), DRAWS_SHORT, DRAWS_LONG)?;
+        counts.insert(format!("drm_panic {screen} screen, one draw"), per_draw);
     }
     if !counts.keys().any(|k| k.starts_with("storm ")) {
         bail!("no `storm:` lines in dmesg: the storm modules did not load");
@@ -293,11 +353,14 @@ pub fn markdown(arch: Arch, results: &Results) -> String {
     }
     w += &format!(
         "\nEach kernel booted {RUNS} times; the boots differ by at most {:.3}%. A block request is \
-         the difference of {LONG} and {SHORT} `dd` requests divided by {}; a storm case is its \
+         the difference of {LONG} and {SHORT} `dd` requests divided by {}; a panic screen the \
+         difference of {DRAWS_LONG} and {DRAWS_SHORT} draws divided by {} (`qr_code` encodes the \
+         log with the Rust QR encoder, `user` draws the same screen without it); a storm case is its \
          loop's time over its repeats, loop included (`u32-add` is the same loop without the \
          overflow). Panic mode has no overflow storm: its first overflow stops the machine.\n",
         results.worst_disagreement() * 100.0,
         LONG - SHORT,
+        DRAWS_LONG - DRAWS_SHORT,
     );
     w
 }
@@ -306,18 +369,43 @@ pub fn markdown(arch: Arch, results: &Results) -> String {
 mod tests {
     use super::*;
 
+    /// `[seconds.micros]` for `ns`.
+    fn stamp(ns: u64) -> String {
+        format!("{}.{:06}", ns / 1_000_000_000, ns % 1_000_000_000 / 1000)
+    }
+
+    /// The panic screens' marks, with `user` draws of 3 ms and `qr_code` draws of 5 ms, and the
+    /// encoder's "QR width" line.
+    fn screens() -> String {
+        let mut dmesg =
+            "[    0.500000] [drm:draw_panic_plane] QR width 101 and scale 4\n".to_string();
+        for (i, (screen, ms)) in [("user", 3u64), ("qr_code", 5)].iter().enumerate() {
+            let base = 500_000_000 * (i as u64 + 1);
+            for n in [DRAWS_SHORT, DRAWS_LONG] {
+                dmesg += &format!(
+                    "[{:>12}] runtime: mark panic-screen-{screen} {n} begin\n",
+                    stamp(base)
+                );
+                let end = stamp(base + 1_000_000 + n * ms * 1_000_000);
+                dmesg += &format!("[{end:>12}] runtime: mark panic-screen-{screen} {n} end\n");
+            }
+        }
+        dmesg
+    }
+
     #[test]
     fn parse_reads_marks_and_storms() {
-        let mut dmesg = String::new();
+        let mut dmesg = screens();
         for (i, (dev, dir)) in IO_CASES.iter().enumerate() {
             let base = 10_000_000 * (i as u64 + 1);
             for (n, took) in [(SHORT, 300_000u64), (LONG, 1_120_000)] {
-                let t =
-                    |ns: u64| format!("{}.{:06}", ns / 1_000_000_000, ns % 1_000_000_000 / 1000);
-                dmesg += &format!("[{:>12}] runtime: mark {dev}-{dir} {n} begin\n", t(base));
+                dmesg += &format!(
+                    "[{:>12}] runtime: mark {dev}-{dir} {n} begin\n",
+                    stamp(base)
+                );
                 dmesg += &format!(
                     "[{:>12}] runtime: mark {dev}-{dir} {n} end\n",
-                    t(base + took)
+                    stamp(base + took)
                 );
             }
         }
@@ -327,13 +415,25 @@ mod tests {
         let read = counts["nullb0 4 KiB read"];
         assert!((read - 820_000.0 / 8192.0).abs() < 1e-9, "{read}");
         assert_eq!(counts["storm u32-add-overflow-repeat"], 35_000.0);
+        assert_eq!(counts["drm_panic user screen, one draw"], 3_000_000.0);
+        assert_eq!(counts["drm_panic qr_code screen, one draw"], 5_000_000.0);
+    }
+
+    #[test]
+    fn parse_fails_without_a_qr_code() {
+        let mut dmesg = include_str!("../fixtures/runtime-dmesg-x86_64-panic.txt").to_string();
+        dmesg += &screens().replace("QR width", "panic screen");
+        let err = parse(&dmesg).unwrap_err();
+        assert!(format!("{err:#}").contains("no `QR width` line"), "{err:#}");
     }
 
     /// A real boot's log (x86_64, panic mode), cut to the lines `parse` reads and the WARN.
     #[test]
     fn parse_reads_a_real_boot() {
-        let dmesg = include_str!("../fixtures/runtime-dmesg-x86_64-panic.txt");
-        let counts = parse(dmesg).unwrap();
+        // The fixture predates the panic screens: their marks are synthetic.
+        let dmesg =
+            include_str!("../fixtures/runtime-dmesg-x86_64-panic.txt").to_string() + &screens();
+        let counts = parse(&dmesg).unwrap();
         // 10,240 reads took 35,716 us and 2,048 took 7,509 us: 28,207 us for 8,192 reads.
         let read = counts["nullb0 4 KiB read"];
         assert!((read - 28_207_000.0 / 8192.0).abs() < 1e-6, "{read}");
@@ -343,7 +443,7 @@ mod tests {
         );
         // Panic mode prints no overflow storm.
         assert!(!counts.contains_key("storm u32-add-overflow-repeat"));
-        assert_eq!(counts.len(), 4 + 4);
+        assert_eq!(counts.len(), 4 + 4 + 2);
     }
 
     #[test]
