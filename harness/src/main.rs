@@ -13,6 +13,7 @@ mod kernel;
 mod kunit;
 mod measure;
 mod patches;
+mod plugin;
 mod run;
 mod runtime;
 mod setup;
@@ -90,6 +91,9 @@ enum Command {
     /// Kernel run time in instructions (QEMU -icount) in off, panic and report mode: 4 KiB
     /// O_DIRECT I/O through null_blk and rnull, and repeated overflows at a reported site.
     Runtime(runtime::Args),
+    /// Build the LLVM pass plugin of plugin/ (the overflow check passes, loaded with
+    /// `rustc -Zllvm-plugins=`) and print its path as the last line.
+    Plugin,
 }
 
 fn main() -> ExitCode {
@@ -128,6 +132,10 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Demo => demo(&ctx),
         Command::Check(args) => check::run(&ctx, &args),
         Command::Bench(args) => bench::run(&ctx, &args),
+        Command::Plugin => {
+            println!("{}", plugin::build(&ctx)?.display());
+            Ok(())
+        }
         Command::Drivers(args) => drivers::run(&ctx, &args),
         Command::Runtime(args) => runtime::run(&ctx, &args),
     }

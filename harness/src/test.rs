@@ -14,6 +14,7 @@ use crate::conformance;
 use crate::ctx::{Arch, Ctx, Mode};
 use crate::kernel::{self, BuildArgs, TreeArgs};
 use crate::kunit::{self, KunitArch};
+use crate::plugin;
 use crate::run::{fmt_duration, libtest_counts, spawn_logged};
 use crate::setup;
 use crate::toolchain;
@@ -117,8 +118,8 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         Ok((p, f)) => report.add(step, p, f, ""),
         Err(e) => report.error(step, e),
     });
-    let step = "IR tests of the LLVM passes (opt + FileCheck)";
-    report.timed(step, |report| match toolchain::llvm_ir_tests(ctx) {
+    let step = "lit tests of the LLVM pass plugin (plugin/test)";
+    report.timed(step, |report| match plugin::tests(ctx) {
         Ok((p, f)) => report.add(step, p, f, ""),
         Err(e) => report.error(step, e),
     });

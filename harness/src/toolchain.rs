@@ -339,96 +339,9 @@ pub fn compiletest(ctx: &Ctx) -> Result<(usize, usize)> {
     Ok((passed, failed))
 }
 
-/// Where the series keeps the IR-level tests of its LLVM passes, in the rustc tree.
-const IR_TESTS: &str = "compiler/rustc_llvm/tests";
-
-/// The `; RUN:` lines of an IR test, with `%s` and `%plugin` filled in.
-pub fn run_lines(text: &str, test: &Path, plugin: &Path) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix("; RUN: "))
-        .map(|l| {
-            l.replace("%plugin", &plugin.display().to_string())
-                .replace("%s", &test.display().to_string())
-        })
-        .collect()
-}
-
-/// Runs the IR-level tests of the series' LLVM passes: loads the passes of
-/// `MergeOverflowReports.cpp` into LLVM's `opt` as a plugin (the same LLVM that the toolchain
-/// links), and runs each test's `; RUN:` lines, `opt` piped to `FileCheck`, as LLVM's own
-/// `lit` tests do. Returns (passed, failed), one per `RUN` line.
-pub fn llvm_ir_tests(ctx: &Ctx) -> Result<(usize, usize)> {
-    let tree = ctx.rustc_dir().join("src");
-    let tests = tree.join(IR_TESTS);
-    let _lock = Lock::acquire(&ctx.heavy_lock())?;
-    patches::sync(ctx, &tree, &patches::stack(&ctx.repo, patches::Which::Rust))?;
-    if !tests.is_dir() {
-        return Ok((0, 0));
-    }
-    let out = ctx.work.join("llvm-ir-tests");
-    fs::create_dir_all(&out)?;
-    let plugin = out.join("overflow-checks.so");
-    let mut flags = Command::new(LLVM_CONFIG);
-    flags.arg("--cxxflags");
-    let flags = capture(flags, Duration::from_secs(60))?;
-    let wrapper = tree.join("compiler/rustc_llvm/llvm-wrapper");
-    let mut cmd = Command::new("g++");
-    cmd.args(["-shared", "-fPIC", "-O1"])
-        .args(flags.split_whitespace())
-        .arg("-I")
-        .arg(&wrapper)
-        .arg("-o")
-        .arg(&plugin)
-        .arg(tests.join("plugin.cpp"))
-        .arg(wrapper.join("MergeOverflowReports.cpp"));
-    let log = ctx.log("llvm-ir-tests")?;
-    run_logged(
-        cmd,
-        "building the opt plugin",
-        &log,
-        Duration::from_secs(600),
-    )?;
-    let mut files: Vec<PathBuf> = fs::read_dir(&tests)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<std::io::Result<_>>()?;
-    files.retain(|p| p.extension().is_some_and(|e| e == "ll"));
-    files.sort();
-    let bin = Path::new(LLVM_CONFIG).parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let (mut passed, mut failed) = (0, 0);
-    for file in &files {
-        for line in run_lines(&fs::read_to_string(file)?, file, &plugin) {
-            let mut cmd = Command::new("bash");
-            cmd.args(["-c", &format!("set -o pipefail; {line}")])
-                .env("PATH", &path);
-            let label = format!("IR test {}", file.file_name().unwrap().to_string_lossy());
-            if spawn_logged(&mut cmd, &label, &log, Duration::from_secs(120))?.success() {
-                passed += 1;
-            } else {
-                eprintln!("FAILED: {label}: {line}");
-                failed += 1;
-            }
-        }
-    }
-    Ok((passed, failed))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn run_lines_fill_in_the_test_and_the_plugin() {
-        let text = "; comment\n; RUN: opt -load-pass-plugin=%plugin -S %s | FileCheck %s\ndefine void @f() {\n";
-        assert_eq!(
-            run_lines(text, Path::new("/t/a.ll"), Path::new("/w/p.so")),
-            ["opt -load-pass-plugin=/w/p.so -S /t/a.ll | FileCheck /t/a.ll"]
-        );
-    }
 
     #[test]
     fn series_tests_leave_out_auxiliary_crates_and_name_run_make_directories() {
