@@ -25,6 +25,10 @@ pub struct Args {
     /// same series, when only the bisect is left).
     #[arg(long)]
     pub bisect_only: bool,
+    /// Start the bisect at this patch of the stack (1-based, separators not counted), after a
+    /// run that passed the patches before it at the same commits: saves rebuilding them.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub bisect_from: u32,
 }
 
 #[derive(Default)]
@@ -64,7 +68,13 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
     let mut checks = Checks::default();
     if args.bisect_only {
         let toolchain = toolchain::run(ctx, &toolchain::Args { tools: true })?;
-        bisect(ctx, &src, &ctx.make_vars(&toolchain), &mut checks)?;
+        bisect(
+            ctx,
+            &src,
+            &ctx.make_vars(&toolchain),
+            args.bisect_from,
+            &mut checks,
+        )?;
         return summary(&checks);
     }
 
@@ -115,7 +125,7 @@ pub fn run(ctx: &Ctx, args: &Args) -> Result<()> {
         without_flag(ctx, &src),
     );
     if !args.no_bisect {
-        bisect(ctx, &src, &vars, &mut checks)?;
+        bisect(ctx, &src, &vars, args.bisect_from, &mut checks)?;
     }
     summary(&checks)
 }
@@ -336,11 +346,17 @@ fn without_flag(ctx: &Ctx, src: &Path) -> Result<String> {
 
 /// Builds and boots every patch of the series on its own, in a separate worktree, and runs
 /// `make rustfmtcheck` on it.
-fn bisect(ctx: &Ctx, src: &Path, vars: &[String], checks: &mut Checks) -> Result<()> {
+fn bisect(ctx: &Ctx, src: &Path, vars: &[String], from: u32, checks: &mut Checks) -> Result<()> {
     let tree = ctx.work.join("check/bisect-src");
     let base = patches::base_commit(src)?;
     // The separators between the series of the stack change nothing: not built.
     let commits = patches::patch_commits(src)?;
+    if from as usize > commits.len() {
+        bail!(
+            "--bisect-from {from}: the stack has {} patches",
+            commits.len()
+        );
+    }
     if !tree.exists() {
         let mut add = patches::git(src);
         add.args(["worktree", "add", "--detach"])
@@ -351,7 +367,7 @@ fn bisect(ctx: &Ctx, src: &Path, vars: &[String], checks: &mut Checks) -> Result
     let configs = ctx.repo.join("configs/kernel");
     let base_fragment = fs::read_to_string(configs.join("base.config"))?
         + &fs::read_to_string(configs.join("x86_64.config"))?;
-    for (i, (commit, subject)) in commits.iter().enumerate() {
+    for (i, (commit, subject)) in commits.iter().enumerate().skip(from as usize - 1) {
         let mut checkout = patches::git(&tree);
         checkout.args(["checkout", "-q", "--detach", commit]);
         capture(checkout, Duration::from_secs(600))?;
