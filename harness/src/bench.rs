@@ -1056,8 +1056,6 @@ fn markdown(r: &Results) -> String {
     s
 }
 
-/// What the LLVM passes of the rustc series gain in each mode: the same workloads built with
-/// and without them, by the same compiler.
 /// Report mode through `FLOOR_TRAP` beside the call: what continuing costs whatever the lowering.
 fn floor_markdown(w: &mut String, r: &Results) {
     if r.userspace_report_floor.is_empty() {
@@ -1112,6 +1110,8 @@ fn floor_markdown(w: &mut String, r: &Results) {
     .unwrap();
 }
 
+/// What the LLVM passes of the rustc series gain in each mode: the same workloads built with
+/// and without them, by the same compiler.
 fn passes_markdown(w: &mut String, r: &Results) {
     if r.userspace_without_passes.is_empty() {
         return;

@@ -228,6 +228,15 @@ fn initramfs(ctx: &Ctx, args: &Args, out: &Path, dir: &Path) -> Result<PathBuf> 
 }
 
 /// The QEMU command line of a boot, without `Args::qemu_args`.
+/// QEMU's arguments for a display that the bochs DRM driver binds, so that drm_panic has a plane
+/// to draw on: the standard VGA on x86_64, `bochs-display` on arm64's PCIe.
+pub fn bochs_display(arch: Arch) -> [&'static str; 2] {
+    match arch {
+        Arch::X86_64 => ["-vga", "std"],
+        Arch::Arm64 => ["-device", "bochs-display"],
+    }
+}
+
 pub fn qemu(arch: Arch, image: &Path, initrd: &Path, cmdline: &str, smp: u32) -> Command {
     let mut cmd = match arch {
         Arch::X86_64 => Command::new("qemu-system-x86_64"),

@@ -331,11 +331,11 @@ fn measure(builds: &[Built]) -> Result<BTreeMap<String, SizeRow>> {
 /// The QEMU devices the samples and drivers bind to: `pci-testdev` (`rust_driver_pci`,
 /// `rust_dma`, `rust_driver_auxiliary`) and a bochs display for drm_panic.
 fn devices(arch: Arch) -> Vec<String> {
-    let list: &[&str] = match arch {
-        Arch::X86_64 => &["-vga", "std", "-device", "pci-testdev"],
-        Arch::Arm64 => &["-device", "pci-testdev", "-device", "bochs-display"],
-    };
-    list.iter().map(|s| s.to_string()).collect()
+    ["-device", "pci-testdev"]
+        .iter()
+        .chain(&boot::bochs_display(arch))
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// The firmware the platform samples bind to, as QEMU arguments: on x86_64 an SSDT with the

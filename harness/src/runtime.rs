@@ -197,13 +197,9 @@ fn build_storm(
 
 /// `-icount`, and the display that drm_panic draws on.
 fn qemu_args(arch: Arch) -> Vec<String> {
-    let display: &[&str] = match arch {
-        Arch::X86_64 => &["-vga", "std"],
-        Arch::Arm64 => &["-device", "bochs-display"],
-    };
     ["-icount", "shift=0,sleep=off"]
         .iter()
-        .chain(display)
+        .chain(&boot::bochs_display(arch))
         .map(|s| s.to_string())
         .collect()
 }
